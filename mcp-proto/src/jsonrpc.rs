@@ -1,0 +1,760 @@
+//! The JSON-RPC 2.0 message model: requests, notifications, results, errors and batches.
+//!
+//! Payloads (`params`, `result`, `error.data`) stay raw JSON ([`RawJson`]) while a message is
+//! routed; only the handler that owns a method deserializes them, once, with [`Request::params_as`]
+//! or [`Response::result_as`]. [`parse`] turns one frame (a line, an HTTP body, an SSE `data`
+//! field) into a message or a batch and refuses anything else with a precise reason.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, DeserializeOwned, IgnoredAny};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// A JSON value kept as its original text until someone asks for a type.
+pub type RawJson = Box<RawValue>;
+
+/// The JSON text of an empty object, the `result` of `ping` and friends.
+pub fn empty_object() -> RawJson {
+    raw_json("{}")
+}
+
+/// Builds a [`RawJson`] from text the caller knows to be valid JSON.
+///
+/// Panics on invalid JSON, so only use it with literals.
+pub fn raw_json(text: &str) -> RawJson {
+    RawValue::from_string(text.to_owned()).expect("raw_json called with invalid JSON")
+}
+
+/// Serializes a value into a [`RawJson`].
+pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
+    serde_json::value::to_raw_value(value)
+}
+
+/// Standard JSON-RPC error codes and the codes MCP adds.
+pub mod error_codes {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON sent is not a valid request object.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal JSON-RPC error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP: the requested resource does not exist (2024-11-05 to 2025-11-25).
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// MCP: the request needs a URL-mode elicitation first (2025-11-25).
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
+    /// MCP 2026-07-28: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP 2026-07-28: the request lacks a client capability the server needs.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP 2026-07-28: the request's protocol version is not supported.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+}
+
+/// A request id: an integer or a string, never null.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id (JSON numbers without a fraction that fit in an `i64`).
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl From<String> for RequestId {
+    fn from(s: String) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => s.serialize_i64(*n),
+            RequestId::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IdVisitor;
+        impl<'de> de::Visitor<'de> for IdVisitor {
+            type Value = RequestId;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer or a string request id")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RequestId, E> {
+                Ok(RequestId::Number(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RequestId, E> {
+                i64::try_from(v)
+                    .map(RequestId::Number)
+                    .map_err(|_| E::custom("request id is too large for a 64-bit integer"))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RequestId, E> {
+                if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                    Ok(RequestId::Number(v as i64))
+                } else {
+                    Err(E::custom("request id must be an integer or a string"))
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RequestId, E> {
+                Ok(RequestId::String(v.into()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RequestId, E> {
+                Err(E::custom("request id must not be null"))
+            }
+        }
+        d.deserialize_any(IdVisitor)
+    }
+}
+
+/// The error object of an error response.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ErrorObject {
+    /// The error code; see [`error_codes`].
+    pub code: i64,
+    /// A short description a user can act on.
+    pub message: String,
+    /// Extra information, kept raw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<RawJson>,
+}
+
+impl PartialEq for ErrorObject {
+    fn eq(&self, other: &Self) -> bool {
+        self.code == other.code
+            && self.message == other.message
+            && self.data.as_ref().map(|d| d.get()) == other.data.as_ref().map(|d| d.get())
+    }
+}
+
+impl ErrorObject {
+    /// An error with a code and a message.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        ErrorObject { code, message: message.into(), data: None }
+    }
+    /// Attaches `data` (serialized now; a value that cannot be serialized is dropped).
+    pub fn with_data<T: Serialize>(mut self, data: &T) -> Self {
+        self.data = to_raw(data).ok();
+        self
+    }
+    /// -32700: the frame was not JSON.
+    pub fn parse_error(detail: impl fmt::Display) -> Self {
+        Self::new(error_codes::PARSE_ERROR, format!("Parse error: {detail}"))
+    }
+    /// -32600: the JSON was not a valid JSON-RPC message.
+    pub fn invalid_request(detail: impl fmt::Display) -> Self {
+        Self::new(error_codes::INVALID_REQUEST, format!("Invalid request: {detail}"))
+    }
+    /// -32601: nobody serves this method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(error_codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+    }
+    /// -32602: the params did not fit the method.
+    pub fn invalid_params(detail: impl fmt::Display) -> Self {
+        Self::new(error_codes::INVALID_PARAMS, format!("Invalid params: {detail}"))
+    }
+    /// -32603: something failed inside the receiver.
+    pub fn internal(detail: impl fmt::Display) -> Self {
+        Self::new(error_codes::INTERNAL_ERROR, format!("Internal error: {detail}"))
+    }
+}
+
+impl fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (code {})", self.message, self.code)?;
+        if let Some(data) = &self.data {
+            write!(f, ", data: {}", data.get())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ErrorObject {}
+
+/// A request: a method call that expects exactly one response.
+#[derive(Debug)]
+pub struct Request {
+    /// The id the response will carry.
+    pub id: RequestId,
+    /// The method name, e.g. `tools/call`.
+    pub method: String,
+    /// The params, raw.
+    pub params: Option<RawJson>,
+}
+
+/// A notification: a method call without an id and without a response.
+#[derive(Debug)]
+pub struct Notification {
+    /// The method name, e.g. `notifications/progress`.
+    pub method: String,
+    /// The params, raw.
+    pub params: Option<RawJson>,
+}
+
+/// A successful response.
+#[derive(Debug)]
+pub struct Response {
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result, raw.
+    pub result: RawJson,
+}
+
+/// An error response. Its id is `None` (JSON null) when the request's id could not be read.
+#[derive(Debug)]
+pub struct ErrorResponse {
+    /// The id of the request this answers, if it was known.
+    pub id: Option<RequestId>,
+    /// What went wrong.
+    pub error: ErrorObject,
+}
+
+/// One JSON-RPC message of any of the four kinds.
+#[derive(Debug)]
+pub enum Message {
+    /// A method call that expects a response.
+    Request(Request),
+    /// A method call without a response.
+    Notification(Notification),
+    /// A successful response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+fn params_into<T: DeserializeOwned>(params: Option<&RawJson>) -> Result<T, serde_json::Error> {
+    match params {
+        Some(p) => serde_json::from_str(p.get()),
+        None => serde_json::from_str("{}"),
+    }
+}
+
+impl Request {
+    /// A request with params serialized now.
+    pub fn new<P: Serialize>(
+        id: RequestId,
+        method: impl Into<String>,
+        params: &P,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Request { id, method: method.into(), params: Some(to_raw(params)?) })
+    }
+    /// Deserializes the params into `T`; absent params read as `{}`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        params_into(self.params.as_ref())
+    }
+}
+
+impl Notification {
+    /// A notification with params serialized now.
+    pub fn new<P: Serialize>(method: impl Into<String>, params: &P) -> Result<Self, serde_json::Error> {
+        Ok(Notification { method: method.into(), params: Some(to_raw(params)?) })
+    }
+    /// Deserializes the params into `T`; absent params read as `{}`.
+    pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        params_into(self.params.as_ref())
+    }
+}
+
+impl Response {
+    /// A response with a result serialized now.
+    pub fn new<R: Serialize>(id: RequestId, result: &R) -> Result<Self, serde_json::Error> {
+        Ok(Response { id, result: to_raw(result)? })
+    }
+    /// Deserializes the result into `T`.
+    pub fn result_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.result.get())
+    }
+}
+
+impl Message {
+    /// The method, for requests and notifications.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            _ => None,
+        }
+    }
+    /// The id, for requests and responses (`None` for notifications and null-id errors).
+    pub fn id(&self) -> Option<&RequestId> {
+        match self {
+            Message::Request(r) => Some(&r.id),
+            Message::Response(r) => Some(&r.id),
+            Message::Error(e) => e.id.as_ref(),
+            Message::Notification(_) => None,
+        }
+    }
+    /// An error response.
+    pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Message::Error(ErrorResponse { id, error })
+    }
+    /// Serializes the message as compact JSON into `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        // Serializing our own types into a Vec cannot fail: every map key is a string.
+        let _ = serde_json::to_writer(out, self);
+    }
+    /// The message as compact JSON text.
+    pub fn to_json(&self) -> String {
+        let mut out = Vec::with_capacity(128);
+        self.write_json(&mut out);
+        String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Self {
+        Message::Request(r)
+    }
+}
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Self {
+        Message::Notification(n)
+    }
+}
+impl From<Response> for Message {
+    fn from(r: Response) -> Self {
+        Message::Response(r)
+    }
+}
+impl From<ErrorResponse> for Message {
+    fn from(e: ErrorResponse) -> Self {
+        Message::Error(e)
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Message::Request(r) => {
+                let mut st = s.serialize_struct("Request", 4)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("id", &r.id)?;
+                st.serialize_field("method", &r.method)?;
+                if let Some(p) = &r.params {
+                    st.serialize_field("params", p)?;
+                }
+                st.end()
+            }
+            Message::Notification(n) => {
+                let mut st = s.serialize_struct("Notification", 3)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("method", &n.method)?;
+                if let Some(p) = &n.params {
+                    st.serialize_field("params", p)?;
+                }
+                st.end()
+            }
+            Message::Response(r) => {
+                let mut st = s.serialize_struct("Response", 3)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("id", &r.id)?;
+                st.serialize_field("result", &r.result)?;
+                st.end()
+            }
+            Message::Error(e) => {
+                let mut st = s.serialize_struct("Error", 3)?;
+                st.serialize_field("jsonrpc", "2.0")?;
+                st.serialize_field("id", &e.id)?;
+                st.serialize_field("error", &e.error)?;
+                st.end()
+            }
+        }
+    }
+}
+
+/// What one frame holds: a single message or a batch (a JSON array, 2025-03-26 only).
+#[derive(Debug)]
+pub enum Incoming {
+    /// One message.
+    Single(Message),
+    /// A non-empty batch; each element parsed on its own, so one bad element spoils nothing else.
+    Batch(Vec<Result<Message, InvalidMessage>>),
+}
+
+/// Valid JSON that is not a valid JSON-RPC message, with the reason and the id if one was read.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{reason}")]
+pub struct InvalidMessage {
+    /// The id of the offending request, when it could be read.
+    pub id: Option<RequestId>,
+    /// Why the message was refused; this becomes the -32600 error message.
+    pub reason: String,
+}
+
+impl InvalidMessage {
+    fn new(id: Option<RequestId>, reason: impl Into<String>) -> Self {
+        InvalidMessage { id, reason: reason.into() }
+    }
+    /// The -32600 error response that answers this message.
+    pub fn to_error_response(&self) -> Message {
+        Message::error(self.id.clone(), ErrorObject::invalid_request(&self.reason))
+    }
+}
+
+/// Why a frame could not be turned into a message.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ParseError {
+    /// Not JSON at all: answered with -32700 and id null.
+    #[error("invalid JSON: {0}")]
+    Json(String),
+    /// JSON, but not a JSON-RPC message: answered with -32600.
+    #[error("invalid JSON-RPC message: {0}")]
+    Invalid(InvalidMessage),
+}
+
+impl ParseError {
+    /// The error response that answers the frame.
+    pub fn to_error_response(&self) -> Message {
+        match self {
+            ParseError::Json(detail) => Message::error(None, ErrorObject::parse_error(detail)),
+            ParseError::Invalid(inv) => inv.to_error_response(),
+        }
+    }
+}
+
+/// The fields of any JSON-RPC message, each kept raw so that presence (even as null) and type
+/// can be checked with precise reasons.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// Deserializes a field that is present (even as `null`) into `Some`.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+fn first_byte(raw: &RawValue) -> u8 {
+    raw.get().as_bytes().first().copied().unwrap_or(b' ')
+}
+
+/// Parses one frame into a message or a batch.
+pub fn parse(frame: &[u8]) -> Result<Incoming, ParseError> {
+    let start = frame.iter().position(|b| !b.is_ascii_whitespace());
+    if start.map(|i| frame[i]) == Some(b'[') {
+        let items: Vec<&RawValue> =
+            serde_json::from_slice(frame).map_err(|e| ParseError::Json(e.to_string()))?;
+        if items.is_empty() {
+            return Err(ParseError::Invalid(InvalidMessage::new(None, "empty batch")));
+        }
+        let batch = items.into_iter().map(|raw| parse_one(raw.get().as_bytes())).collect();
+        return Ok(Incoming::Batch(batch));
+    }
+    match parse_one(frame) {
+        Ok(message) => Ok(Incoming::Single(message)),
+        Err(invalid) if invalid.reason.starts_with(NOT_JSON) => {
+            Err(ParseError::Json(invalid.reason[NOT_JSON.len()..].to_owned()))
+        }
+        Err(invalid) => Err(ParseError::Invalid(invalid)),
+    }
+}
+
+/// Parses one frame that must hold a single message (batches refused as invalid).
+pub fn parse_message(frame: &[u8]) -> Result<Message, ParseError> {
+    match parse(frame)? {
+        Incoming::Single(m) => Ok(m),
+        Incoming::Batch(_) => Err(ParseError::Invalid(InvalidMessage::new(
+            None,
+            "a batch was sent where a single message is required",
+        ))),
+    }
+}
+
+const NOT_JSON: &str = "\u{0}json:";
+
+fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
+    let env: Envelope = match serde_json::from_slice(bytes) {
+        Ok(env) => env,
+        Err(e) => {
+            // Valid JSON of the wrong shape is an invalid request; anything else is a parse error.
+            return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
+                Ok(_) => InvalidMessage::new(None, "a message must be a JSON object"),
+                Err(_) => InvalidMessage::new(None, format!("{NOT_JSON}{e}")),
+            });
+        }
+    };
+    let id = match env.id {
+        None => None,
+        Some(raw) if raw.get() == "null" => Some(None),
+        Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Ok(id) => Some(Some(id)),
+            Err(e) => return Err(InvalidMessage::new(None, format!("bad \"id\": {e}"))),
+        },
+    };
+    let known_id = id.clone().flatten();
+    let fail = |reason: &str| Err(InvalidMessage::new(known_id.clone(), reason));
+    match env.jsonrpc {
+        Some(v) if v.get() == "\"2.0\"" => {}
+        Some(_) => return fail("\"jsonrpc\" must be \"2.0\""),
+        None => return fail("missing \"jsonrpc\": \"2.0\""),
+    }
+    if let Some(method) = env.method {
+        let method: String = match serde_json::from_str(method.get()) {
+            Ok(m) => m,
+            Err(_) => return fail("\"method\" must be a string"),
+        };
+        if env.result.is_some() || env.error.is_some() {
+            return fail("a request or notification must not carry \"result\" or \"error\"");
+        }
+        let params = match env.params {
+            None => None,
+            Some(p) if p.get() == "null" => None,
+            Some(p) if matches!(first_byte(p), b'{' | b'[') => Some(p.to_owned()),
+            Some(_) => return fail("\"params\" must be an object or an array"),
+        };
+        return match id {
+            None => Ok(Message::Notification(Notification { method, params })),
+            Some(None) => fail("a request id must not be null"),
+            Some(Some(id)) => Ok(Message::Request(Request { id, method, params })),
+        };
+    }
+    if env.params.is_some() {
+        return fail("\"params\" without \"method\"");
+    }
+    match (env.result, env.error) {
+        (Some(_), Some(_)) => fail("a response must not carry both \"result\" and \"error\""),
+        (Some(result), None) => match id {
+            Some(Some(id)) => Ok(Message::Response(Response { id, result: result.to_owned() })),
+            _ => fail("a result response needs a non-null \"id\""),
+        },
+        (None, Some(error)) => {
+            let Some(id) = id else {
+                return fail("an error response needs an \"id\" (null when unknown)");
+            };
+            match serde_json::from_str::<ErrorObject>(error.get()) {
+                Ok(error) => Ok(Message::Error(ErrorResponse { id, error })),
+                Err(e) => fail(&format!("bad \"error\" object: {e}")),
+            }
+        }
+        (None, None) => fail("a message needs \"method\", \"result\" or \"error\""),
+    }
+}
+
+/// A batch of messages to send as one JSON array.
+pub struct Batch<'a>(pub &'a [Message]);
+
+impl Serialize for Batch<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn single(text: &str) -> Message {
+        match parse(text.as_bytes()) {
+            Ok(Incoming::Single(m)) => m,
+            other => panic!("expected a single message from {text}, got {other:?}"),
+        }
+    }
+
+    fn invalid(text: &str) -> InvalidMessage {
+        match parse(text.as_bytes()) {
+            Err(ParseError::Invalid(inv)) => inv,
+            other => panic!("expected an invalid message from {text}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn request_with_integer_id() {
+        let m = single(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}"#);
+        let Message::Request(r) = m else { panic!("not a request") };
+        assert_eq!(r.id, RequestId::Number(7));
+        assert_eq!(r.method, "tools/list");
+        assert_eq!(r.params.as_ref().map(|p| p.get()), Some(r#"{"cursor":"x"}"#));
+    }
+
+    #[test]
+    fn request_with_string_id_and_no_params() {
+        let m = single(r#"{"jsonrpc":"2.0","id":"abc","method":"ping"}"#);
+        let Message::Request(r) = m else { panic!("not a request") };
+        assert_eq!(r.id, RequestId::from("abc"));
+        assert!(r.params.is_none());
+        let v: serde_json::Value = r.params_as().unwrap();
+        assert_eq!(v, serde_json::json!({}));
+    }
+
+    #[test]
+    fn notification_response_and_error() {
+        assert!(matches!(
+            single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Message::Notification(_)
+        ));
+        let Message::Response(r) = single(r#"{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}"#) else {
+            panic!("not a response")
+        };
+        assert_eq!(r.result.get(), r#"{"a":[1,2]}"#);
+        let Message::Error(e) =
+            single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":{"x":1}}}"#)
+        else {
+            panic!("not an error")
+        };
+        assert_eq!(e.id, None);
+        assert_eq!(e.error.code, error_codes::PARSE_ERROR);
+        assert_eq!(e.error.data.as_ref().map(|d| d.get()), Some(r#"{"x":1}"#));
+    }
+
+    #[test]
+    fn null_id_refused_for_requests() {
+        let inv = invalid(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert!(inv.reason.contains("null"), "{}", inv.reason);
+        let inv = invalid(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#);
+        assert!(inv.reason.contains("non-null"), "{}", inv.reason);
+    }
+
+    #[test]
+    fn bad_shapes_have_precise_reasons() {
+        let cases = [
+            (r#"{"id":1,"method":"ping"}"#, "jsonrpc"),
+            (r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#, "jsonrpc"),
+            (r#"{"jsonrpc":"2.0","id":1,"method":5}"#, "method"),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#, "id"),
+            (r#"{"jsonrpc":"2.0","id":true,"method":"x"}"#, "id"),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#, "params"),
+            (r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#, "both"),
+            (r#"{"jsonrpc":"2.0","id":1}"#, "method"),
+            (r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#, "error"),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"x","result":1}"#, "result"),
+            (r#"42"#, "object"),
+            (r#""hello""#, "object"),
+        ];
+        for (text, word) in cases {
+            let inv = invalid(text);
+            assert!(inv.reason.contains(word), "{text}: {}", inv.reason);
+        }
+    }
+
+    #[test]
+    fn invalid_request_keeps_the_id_it_could_read() {
+        let inv = invalid(r#"{"jsonrpc":"2.0","id":9,"method":5}"#);
+        assert_eq!(inv.id, Some(RequestId::Number(9)));
+        let reply = inv.to_error_response().to_json();
+        assert!(reply.contains(r#""id":9"#) && reply.contains("-32600"), "{reply}");
+    }
+
+    #[test]
+    fn malformed_json_is_a_parse_error() {
+        for text in [r#"{"jsonrpc":"2.0","#, "not json", "[1,", ""] {
+            match parse(text.as_bytes()) {
+                Err(ParseError::Json(_)) => {}
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        let reply = ParseError::Json("x".into()).to_error_response().to_json();
+        assert!(reply.contains(r#""id":null"#) && reply.contains("-32700"), "{reply}");
+    }
+
+    #[test]
+    fn batches_parse_each_element() {
+        let text = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},5]"#;
+        let Ok(Incoming::Batch(items)) = parse(text.as_bytes()) else { panic!("not a batch") };
+        assert_eq!(items.len(), 3);
+        assert!(matches!(items[0], Ok(Message::Request(_))));
+        assert!(matches!(items[1], Ok(Message::Notification(_))));
+        assert!(items[2].is_err());
+        assert!(matches!(parse(b"[]"), Err(ParseError::Invalid(_))));
+        assert!(parse_message(text.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_payloads_round_trip() {
+        let text = r#"{"jsonrpc":"2.0","id":"a","method":"m","params":{"_meta":{"k":[1,{"z":null}]},"x":"\u00e9\n"},"extra":1}"#;
+        let m = single(text);
+        let out = m.to_json();
+        assert_eq!(
+            out,
+            r#"{"jsonrpc":"2.0","id":"a","method":"m","params":{"_meta":{"k":[1,{"z":null}]},"x":"\u00e9\n"}}"#
+        );
+    }
+
+    #[test]
+    fn every_kind_serializes() {
+        let req = Message::Request(Request::new(RequestId::from(3), "ping", &serde_json::json!({})).unwrap());
+        assert_eq!(req.to_json(), r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{}}"#);
+        let note = Message::Notification(Notification { method: "n".into(), params: None });
+        assert_eq!(note.to_json(), r#"{"jsonrpc":"2.0","method":"n"}"#);
+        let resp = Message::Response(Response { id: "x".into(), result: empty_object() });
+        assert_eq!(resp.to_json(), r#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
+        let err = Message::error(Some(RequestId::from(1)), ErrorObject::method_not_found("nope"));
+        assert_eq!(
+            err.to_json(),
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: nope"}}"#
+        );
+        let batch = serde_json::to_string(&Batch(&[req, note])).unwrap();
+        assert!(batch.starts_with('[') && batch.ends_with(']'));
+    }
+
+    #[test]
+    fn each_error_code() {
+        use error_codes::*;
+        let made = [
+            (ErrorObject::parse_error("x").code, PARSE_ERROR, -32700),
+            (ErrorObject::invalid_request("x").code, INVALID_REQUEST, -32600),
+            (ErrorObject::method_not_found("x").code, METHOD_NOT_FOUND, -32601),
+            (ErrorObject::invalid_params("x").code, INVALID_PARAMS, -32602),
+            (ErrorObject::internal("x").code, INTERNAL_ERROR, -32603),
+            (RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND, -32002),
+            (URL_ELICITATION_REQUIRED, URL_ELICITATION_REQUIRED, -32042),
+        ];
+        for (got, constant, expected) in made {
+            assert_eq!(got, expected);
+            assert_eq!(constant, expected);
+        }
+        let e = ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found")
+            .with_data(&serde_json::json!({"uri": "file:///x"}));
+        let text = Message::error(Some(RequestId::from(2)), e).to_json();
+        assert!(text.contains(r#""data":{"uri":"file:///x"}"#), "{text}");
+    }
+
+    #[test]
+    fn large_and_negative_ids() {
+        let m = single(r#"{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}"#);
+        assert_eq!(m.id(), Some(&RequestId::Number(9007199254740993)));
+        let m = single(r#"{"jsonrpc":"2.0","id":-5,"method":"ping"}"#);
+        assert_eq!(m.id(), Some(&RequestId::Number(-5)));
+        let inv = invalid(r#"{"jsonrpc":"2.0","id":99999999999999999999,"method":"ping"}"#);
+        assert!(inv.reason.contains("id"), "{}", inv.reason);
+    }
+}

@@ -1,0 +1,20 @@
+//! The MCP wire: what MCP messages are and how they travel, but not where.
+//!
+//! - [`jsonrpc`]: the JSON-RPC 2.0 message model, ids, error objects and batches.
+//! - [`schema`]: typed params and results for every MCP request and notification.
+//! - [`version`]: the protocol versions we speak and the negotiation rule.
+//! - [`codec`]: newline-delimited JSON framing for byte streams (stdio, child processes).
+//! - [`sse`]: Server-Sent Events parsing and writing for the HTTP transports.
+//! - [`peer`]: the transport-neutral engine both client and server run on.
+//!
+//! This crate has no sockets, no child processes and no HTTP.
+
+pub mod codec;
+pub mod jsonrpc;
+pub mod peer;
+pub mod schema;
+pub mod sse;
+pub mod version;
+
+pub use jsonrpc::{ErrorObject, Message, RequestId};
+pub use version::ProtocolVersion;

@@ -1,0 +1,1 @@
+//! Server-Sent Events: the parser and writer both HTTP transports share.
