@@ -159,7 +159,11 @@ impl PartialEq for ErrorObject {
 impl ErrorObject {
     /// An error with a code and a message.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        ErrorObject { code, message: message.into(), data: None }
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
     /// Attaches `data` (serialized now; a value that cannot be serialized is dropped).
     pub fn with_data<T: Serialize>(mut self, data: &T) -> Self {
@@ -172,19 +176,31 @@ impl ErrorObject {
     }
     /// -32600: the JSON was not a valid JSON-RPC message.
     pub fn invalid_request(detail: impl fmt::Display) -> Self {
-        Self::new(error_codes::INVALID_REQUEST, format!("Invalid request: {detail}"))
+        Self::new(
+            error_codes::INVALID_REQUEST,
+            format!("Invalid request: {detail}"),
+        )
     }
     /// -32601: nobody serves this method.
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(error_codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            error_codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
     /// -32602: the params did not fit the method.
     pub fn invalid_params(detail: impl fmt::Display) -> Self {
-        Self::new(error_codes::INVALID_PARAMS, format!("Invalid params: {detail}"))
+        Self::new(
+            error_codes::INVALID_PARAMS,
+            format!("Invalid params: {detail}"),
+        )
     }
     /// -32603: something failed inside the receiver.
     pub fn internal(detail: impl fmt::Display) -> Self {
-        Self::new(error_codes::INTERNAL_ERROR, format!("Internal error: {detail}"))
+        Self::new(
+            error_codes::INTERNAL_ERROR,
+            format!("Internal error: {detail}"),
+        )
     }
 }
 
@@ -265,7 +281,11 @@ impl Request {
         method: impl Into<String>,
         params: &P,
     ) -> Result<Self, serde_json::Error> {
-        Ok(Request { id, method: method.into(), params: Some(to_raw(params)?) })
+        Ok(Request {
+            id,
+            method: method.into(),
+            params: Some(to_raw(params)?),
+        })
     }
     /// Deserializes the params into `T`; absent params read as `{}`.
     pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
@@ -275,8 +295,14 @@ impl Request {
 
 impl Notification {
     /// A notification with params serialized now.
-    pub fn new<P: Serialize>(method: impl Into<String>, params: &P) -> Result<Self, serde_json::Error> {
-        Ok(Notification { method: method.into(), params: Some(to_raw(params)?) })
+    pub fn new<P: Serialize>(
+        method: impl Into<String>,
+        params: &P,
+    ) -> Result<Self, serde_json::Error> {
+        Ok(Notification {
+            method: method.into(),
+            params: Some(to_raw(params)?),
+        })
     }
     /// Deserializes the params into `T`; absent params read as `{}`.
     pub fn params_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
@@ -287,7 +313,10 @@ impl Notification {
 impl Response {
     /// A response with a result serialized now.
     pub fn new<R: Serialize>(id: RequestId, result: &R) -> Result<Self, serde_json::Error> {
-        Ok(Response { id, result: to_raw(result)? })
+        Ok(Response {
+            id,
+            result: to_raw(result)?,
+        })
     }
     /// Deserializes the result into `T`.
     pub fn result_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
@@ -412,7 +441,10 @@ pub struct InvalidMessage {
 
 impl InvalidMessage {
     fn new(id: Option<RequestId>, reason: impl Into<String>) -> Self {
-        InvalidMessage { id, reason: reason.into() }
+        InvalidMessage {
+            id,
+            reason: reason.into(),
+        }
     }
     /// The -32600 error response that answers this message.
     pub fn to_error_response(&self) -> Message {
@@ -475,16 +507,22 @@ pub fn parse(frame: &[u8]) -> Result<Incoming, ParseError> {
         let items: Vec<&RawValue> =
             serde_json::from_slice(frame).map_err(|e| ParseError::Json(e.to_string()))?;
         if items.is_empty() {
-            return Err(ParseError::Invalid(InvalidMessage::new(None, "empty batch")));
+            return Err(ParseError::Invalid(InvalidMessage::new(
+                None,
+                "empty batch",
+            )));
         }
-        let batch = items.into_iter().map(|raw| parse_one(raw.get().as_bytes())).collect();
+        let batch = items
+            .into_iter()
+            .map(|raw| parse_one(raw.get().as_bytes()))
+            .collect();
         return Ok(Incoming::Batch(batch));
     }
     match parse_one(frame) {
         Ok(message) => Ok(Incoming::Single(message)),
-        Err(invalid) if invalid.reason.starts_with(NOT_JSON) => {
-            Err(ParseError::Json(invalid.reason[NOT_JSON.len()..].to_owned()))
-        }
+        Err(invalid) if invalid.reason.starts_with(NOT_JSON) => Err(ParseError::Json(
+            invalid.reason[NOT_JSON.len()..].to_owned(),
+        )),
         Err(invalid) => Err(ParseError::Invalid(invalid)),
     }
 }
@@ -554,7 +592,10 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
     match (env.result, env.error) {
         (Some(_), Some(_)) => fail("a response must not carry both \"result\" and \"error\""),
         (Some(result), None) => match id {
-            Some(Some(id)) => Ok(Message::Response(Response { id, result: result.to_owned() })),
+            Some(Some(id)) => Ok(Message::Response(Response {
+                id,
+                result: result.to_owned(),
+            })),
             _ => fail("a result response needs a non-null \"id\""),
         },
         (None, Some(error)) => {
@@ -600,16 +641,23 @@ mod tests {
     #[test]
     fn request_with_integer_id() {
         let m = single(r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"cursor":"x"}}"#);
-        let Message::Request(r) = m else { panic!("not a request") };
+        let Message::Request(r) = m else {
+            panic!("not a request")
+        };
         assert_eq!(r.id, RequestId::Number(7));
         assert_eq!(r.method, "tools/list");
-        assert_eq!(r.params.as_ref().map(|p| p.get()), Some(r#"{"cursor":"x"}"#));
+        assert_eq!(
+            r.params.as_ref().map(|p| p.get()),
+            Some(r#"{"cursor":"x"}"#)
+        );
     }
 
     #[test]
     fn request_with_string_id_and_no_params() {
         let m = single(r#"{"jsonrpc":"2.0","id":"abc","method":"ping"}"#);
-        let Message::Request(r) = m else { panic!("not a request") };
+        let Message::Request(r) = m else {
+            panic!("not a request")
+        };
         assert_eq!(r.id, RequestId::from("abc"));
         assert!(r.params.is_none());
         let v: serde_json::Value = r.params_as().unwrap();
@@ -622,13 +670,14 @@ mod tests {
             single(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Message::Notification(_)
         ));
-        let Message::Response(r) = single(r#"{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}"#) else {
+        let Message::Response(r) = single(r#"{"jsonrpc":"2.0","id":1,"result":{"a":[1,2]}}"#)
+        else {
             panic!("not a response")
         };
         assert_eq!(r.result.get(), r#"{"a":[1,2]}"#);
-        let Message::Error(e) =
-            single(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":{"x":1}}}"#)
-        else {
+        let Message::Error(e) = single(
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad","data":{"x":1}}}"#,
+        ) else {
             panic!("not an error")
         };
         assert_eq!(e.id, None);
@@ -652,11 +701,20 @@ mod tests {
             (r#"{"jsonrpc":"2.0","id":1,"method":5}"#, "method"),
             (r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#, "id"),
             (r#"{"jsonrpc":"2.0","id":true,"method":"x"}"#, "id"),
-            (r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#, "params"),
-            (r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#, "both"),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"x","params":3}"#,
+                "params",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}"#,
+                "both",
+            ),
             (r#"{"jsonrpc":"2.0","id":1}"#, "method"),
             (r#"{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}"#, "error"),
-            (r#"{"jsonrpc":"2.0","id":1,"method":"x","result":1}"#, "result"),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"x","result":1}"#,
+                "result",
+            ),
             (r#"42"#, "object"),
             (r#""hello""#, "object"),
         ];
@@ -671,7 +729,10 @@ mod tests {
         let inv = invalid(r#"{"jsonrpc":"2.0","id":9,"method":5}"#);
         assert_eq!(inv.id, Some(RequestId::Number(9)));
         let reply = inv.to_error_response().to_json();
-        assert!(reply.contains(r#""id":9"#) && reply.contains("-32600"), "{reply}");
+        assert!(
+            reply.contains(r#""id":9"#) && reply.contains("-32600"),
+            "{reply}"
+        );
     }
 
     #[test]
@@ -683,13 +744,18 @@ mod tests {
             }
         }
         let reply = ParseError::Json("x".into()).to_error_response().to_json();
-        assert!(reply.contains(r#""id":null"#) && reply.contains("-32700"), "{reply}");
+        assert!(
+            reply.contains(r#""id":null"#) && reply.contains("-32700"),
+            "{reply}"
+        );
     }
 
     #[test]
     fn batches_parse_each_element() {
         let text = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"n"},5]"#;
-        let Ok(Incoming::Batch(items)) = parse(text.as_bytes()) else { panic!("not a batch") };
+        let Ok(Incoming::Batch(items)) = parse(text.as_bytes()) else {
+            panic!("not a batch")
+        };
         assert_eq!(items.len(), 3);
         assert!(matches!(items[0], Ok(Message::Request(_))));
         assert!(matches!(items[1], Ok(Message::Notification(_))));
@@ -711,13 +777,27 @@ mod tests {
 
     #[test]
     fn every_kind_serializes() {
-        let req = Message::Request(Request::new(RequestId::from(3), "ping", &serde_json::json!({})).unwrap());
-        assert_eq!(req.to_json(), r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{}}"#);
-        let note = Message::Notification(Notification { method: "n".into(), params: None });
+        let req = Message::Request(
+            Request::new(RequestId::from(3), "ping", &serde_json::json!({})).unwrap(),
+        );
+        assert_eq!(
+            req.to_json(),
+            r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":{}}"#
+        );
+        let note = Message::Notification(Notification {
+            method: "n".into(),
+            params: None,
+        });
         assert_eq!(note.to_json(), r#"{"jsonrpc":"2.0","method":"n"}"#);
-        let resp = Message::Response(Response { id: "x".into(), result: empty_object() });
+        let resp = Message::Response(Response {
+            id: "x".into(),
+            result: empty_object(),
+        });
         assert_eq!(resp.to_json(), r#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
-        let err = Message::error(Some(RequestId::from(1)), ErrorObject::method_not_found("nope"));
+        let err = Message::error(
+            Some(RequestId::from(1)),
+            ErrorObject::method_not_found("nope"),
+        );
         assert_eq!(
             err.to_json(),
             r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: nope"}}"#
@@ -731,9 +811,21 @@ mod tests {
         use error_codes::*;
         let made = [
             (ErrorObject::parse_error("x").code, PARSE_ERROR, -32700),
-            (ErrorObject::invalid_request("x").code, INVALID_REQUEST, -32600),
-            (ErrorObject::method_not_found("x").code, METHOD_NOT_FOUND, -32601),
-            (ErrorObject::invalid_params("x").code, INVALID_PARAMS, -32602),
+            (
+                ErrorObject::invalid_request("x").code,
+                INVALID_REQUEST,
+                -32600,
+            ),
+            (
+                ErrorObject::method_not_found("x").code,
+                METHOD_NOT_FOUND,
+                -32601,
+            ),
+            (
+                ErrorObject::invalid_params("x").code,
+                INVALID_PARAMS,
+                -32602,
+            ),
             (ErrorObject::internal("x").code, INTERNAL_ERROR, -32603),
             (RESOURCE_NOT_FOUND, RESOURCE_NOT_FOUND, -32002),
             (URL_ELICITATION_REQUIRED, URL_ELICITATION_REQUIRED, -32042),

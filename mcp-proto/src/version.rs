@@ -111,17 +111,28 @@ impl ProtocolVersion {
 pub fn negotiate(requested: &str, supported: &[ProtocolVersion]) -> ProtocolVersion {
     match ProtocolVersion::parse(requested) {
         Some(v) if supported.contains(&v) => v,
-        _ => supported.iter().copied().max().unwrap_or(ProtocolVersion::LATEST),
+        _ => supported
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(ProtocolVersion::LATEST),
     }
 }
 
 /// The client's side of the rule: accept the server's answer only if we speak it.
-pub fn accept(answer: &str, supported: &[ProtocolVersion]) -> Result<ProtocolVersion, UnsupportedVersion> {
+pub fn accept(
+    answer: &str,
+    supported: &[ProtocolVersion],
+) -> Result<ProtocolVersion, UnsupportedVersion> {
     match ProtocolVersion::parse(answer) {
         Some(v) if supported.contains(&v) => Ok(v),
         _ => Err(UnsupportedVersion {
             requested: answer.to_owned(),
-            supported: supported.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", "),
+            supported: supported
+                .iter()
+                .map(|v| v.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
         }),
     }
 }
@@ -195,33 +206,55 @@ mod tests {
                 if server.contains(&client) {
                     assert_eq!(answer, client, "server {server:?} must echo {client}");
                 } else {
-                    assert_eq!(answer, *server.iter().max().unwrap(), "server {server:?} vs {client}");
+                    assert_eq!(
+                        answer,
+                        *server.iter().max().unwrap(),
+                        "server {server:?} vs {client}"
+                    );
                 }
                 // The client accepts the answer iff it speaks it.
                 let client_speaks = [client];
-                assert_eq!(accept(answer.as_str(), &client_speaks).is_ok(), answer == client);
+                assert_eq!(
+                    accept(answer.as_str(), &client_speaks).is_ok(),
+                    answer == client
+                );
             }
             for unknown in ["2023-01-01", "draft", "", "2025-13-40"] {
                 assert_eq!(negotiate(unknown, server), *server.iter().max().unwrap());
             }
         }
-        assert_eq!(negotiate("2024-11-05", &ProtocolVersion::HANDSHAKE), V2024_11_05);
-        assert_eq!(negotiate("2026-07-28", &ProtocolVersion::HANDSHAKE), V2025_11_25);
+        assert_eq!(
+            negotiate("2024-11-05", &ProtocolVersion::HANDSHAKE),
+            V2024_11_05
+        );
+        assert_eq!(
+            negotiate("2026-07-28", &ProtocolVersion::HANDSHAKE),
+            V2025_11_25
+        );
     }
 
     #[test]
     fn rejection_names_both_sides() {
         let err = accept("1999-01-01", &[V2025_06_18, V2025_11_25]).unwrap_err();
         let text = err.to_string();
-        assert!(text.contains("1999-01-01") && text.contains("2025-06-18, 2025-11-25"), "{text}");
+        assert!(
+            text.contains("1999-01-01") && text.contains("2025-06-18, 2025-11-25"),
+            "{text}"
+        );
     }
 
     #[test]
     fn what_each_version_allows() {
-        let batches: Vec<_> = ProtocolVersion::ALL.into_iter().filter(|v| v.allows_batches()).collect();
+        let batches: Vec<_> = ProtocolVersion::ALL
+            .into_iter()
+            .filter(|v| v.allows_batches())
+            .collect();
         assert_eq!(batches, vec![V2025_03_26]);
         assert!(!V2025_03_26.has_version_header() && V2025_06_18.has_version_header());
-        assert!(!V2025_06_18.tool_input_errors_as_results() && V2025_11_25.tool_input_errors_as_results());
+        assert!(
+            !V2025_06_18.tool_input_errors_as_results()
+                && V2025_11_25.tool_input_errors_as_results()
+        );
         assert_eq!(V2025_11_25.resource_not_found_code(), -32002);
         assert_eq!(V2026_07_28.resource_not_found_code(), -32602);
     }

@@ -1,0 +1,128 @@
+//! The table of our requests that wait for an answer: id -> waiter and progress tracker.
+//! Kept apart from the dispatch loop; once closed it refuses new entries, so no call can slip
+//! in after the transport has gone and wait forever.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use tokio::sync::oneshot;
+
+use super::{PeerError, Progress, ProgressCallback};
+use crate::jsonrpc::RawJson;
+
+/// The answer a waiter gets: the raw result, or why there is none.
+pub(crate) type Answer = Result<RawJson, PeerError>;
+
+/// Progress of one outgoing request: the user's callback and when progress last arrived.
+pub(crate) struct ProgressTracker {
+    callback: Option<ProgressCallback>,
+    last: Mutex<Option<Instant>>,
+}
+
+impl ProgressTracker {
+    pub(crate) fn new(callback: Option<ProgressCallback>) -> Arc<Self> {
+        Arc::new(ProgressTracker {
+            callback,
+            last: Mutex::new(None),
+        })
+    }
+
+    /// Records a progress notification and hands it to the callback.
+    pub(crate) fn record(&self, progress: Progress) {
+        *lock(&self.last) = Some(Instant::now());
+        if let Some(callback) = &self.callback {
+            callback(progress);
+        }
+    }
+
+    /// When progress last arrived, if ever.
+    pub(crate) fn last(&self) -> Option<Instant> {
+        *lock(&self.last)
+    }
+}
+
+struct PendingCall {
+    waiter: oneshot::Sender<Answer>,
+    progress: Option<Arc<ProgressTracker>>,
+}
+
+#[derive(Default)]
+struct Table {
+    calls: HashMap<i64, PendingCall>,
+    closed: Option<String>,
+}
+
+/// Outgoing requests waiting for their response.
+#[derive(Default)]
+pub(crate) struct PendingTable {
+    inner: Mutex<Table>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl PendingTable {
+    /// Registers a waiter; refused with the close reason once the table is closed.
+    pub(crate) fn insert(
+        &self,
+        id: i64,
+        progress: Option<Arc<ProgressTracker>>,
+    ) -> Result<oneshot::Receiver<Answer>, PeerError> {
+        let mut table = lock(&self.inner);
+        if let Some(reason) = &table.closed {
+            return Err(PeerError::Closed(reason.clone()));
+        }
+        let (waiter, rx) = oneshot::channel();
+        table.calls.insert(id, PendingCall { waiter, progress });
+        Ok(rx)
+    }
+
+    /// Delivers an answer; false when nobody waits for `id` (unknown or already gone).
+    pub(crate) fn complete(&self, id: i64, answer: Answer) -> bool {
+        let call = lock(&self.inner).calls.remove(&id);
+        match call {
+            Some(call) => {
+                let _ = call.waiter.send(answer);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets a waiter; true when it was still waiting.
+    pub(crate) fn remove(&self, id: i64) -> bool {
+        lock(&self.inner).calls.remove(&id).is_some()
+    }
+
+    /// The progress tracker of a waiting call, by the progress token we gave it (its id).
+    pub(crate) fn progress(&self, id: i64) -> Option<Arc<ProgressTracker>> {
+        lock(&self.inner)
+            .calls
+            .get(&id)
+            .and_then(|c| c.progress.clone())
+    }
+
+    /// How many calls are waiting.
+    pub(crate) fn len(&self) -> usize {
+        lock(&self.inner).calls.len()
+    }
+
+    /// Fails every waiting call with `reason` and refuses new ones from now on.
+    pub(crate) fn close(&self, reason: &str) {
+        let calls = {
+            let mut table = lock(&self.inner);
+            table.closed.get_or_insert_with(|| reason.to_owned());
+            std::mem::take(&mut table.calls)
+        };
+        for (_, call) in calls {
+            let _ = call.waiter.send(Err(PeerError::Closed(reason.to_owned())));
+        }
+    }
+
+    /// Why the table was closed, if it was.
+    pub(crate) fn closed_reason(&self) -> Option<String> {
+        lock(&self.inner).closed.clone()
+    }
+}
