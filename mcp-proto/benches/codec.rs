@@ -16,7 +16,14 @@ use tokio_util::codec::Decoder;
 
 /// A stream of realistic `tools/call` requests and their responses, one per line.
 fn realistic_stream(pairs: usize) -> Vec<u8> {
-    let cities = ["Shenzhen", "Beijing", "London", "São Paulo", "Tōkyō", "New York"];
+    let cities = [
+        "Shenzhen",
+        "Beijing",
+        "London",
+        "São Paulo",
+        "Tōkyō",
+        "New York",
+    ];
     let mut out = Vec::new();
     for i in 0..pairs {
         let city = cities[i % cities.len()];
@@ -54,7 +61,10 @@ fn decode_with_codec(stream: &[u8], chunk: usize) -> usize {
 
 /// Parses lines that were split beforehand: the bare cost with no framing.
 fn parse_split(lines: &[&[u8]]) -> usize {
-    lines.iter().filter(|line| black_box(jsonrpc::parse(line)).is_ok()).count()
+    lines
+        .iter()
+        .filter(|line| black_box(jsonrpc::parse(line)).is_ok())
+        .count()
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -64,7 +74,10 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 fn main() {
     let stream = realistic_stream(5_000);
-    let lines: Vec<&[u8]> = stream.split(|b| *b == b'\n').filter(|l| !l.is_empty()).collect();
+    let lines: Vec<&[u8]> = stream
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
     assert_eq!(decode_with_codec(&stream, 64 * 1024), lines.len());
     assert_eq!(parse_split(&lines), lines.len());
 
@@ -72,7 +85,9 @@ fn main() {
     {
         let mut group = criterion.benchmark_group("tools_call_stream");
         group.throughput(Throughput::Bytes(stream.len() as u64));
-        group.bench_function("codec_64k_reads", |b| b.iter(|| decode_with_codec(&stream, 64 * 1024)));
+        group.bench_function("codec_64k_reads", |b| {
+            b.iter(|| decode_with_codec(&stream, 64 * 1024))
+        });
         group.bench_function("parse_presplit", |b| b.iter(|| parse_split(&lines)));
         group.bench_function("serde_value_presplit", |b| {
             b.iter(|| {
@@ -116,7 +131,12 @@ fn main() {
         lines.len(),
         stream.len()
     );
-    for size in [256 * 1024, 1024 * 1024, 4 * 1024 * 1024, 16 * 1024 * 1024 - 4096] {
+    for size in [
+        256 * 1024,
+        1024 * 1024,
+        4 * 1024 * 1024,
+        16 * 1024 * 1024 - 4096,
+    ] {
         let msg = large_message(size);
         let mut times = Vec::new();
         for _ in 0..7 {
