@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the real peers the interop tests talk to, into target/interop (idempotent):
+#   - npm: the official TypeScript SDK, server-everything and server-filesystem;
+#   - PyPI: the official Python SDK (`mcp`), in a virtualenv.
+# Prints the environment variables the tests read, as `export` lines.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dir="$root/target/interop"
+mkdir -p "$dir"
+if [ ! -f "$dir/node/node_modules/@modelcontextprotocol/sdk/package.json" ] || ! cmp -s "$root/interop/package.json" "$dir/node/package.json"; then
+  mkdir -p "$dir/node"
+  cp "$root/interop/package.json" "$dir/node/package.json"
+  (cd "$dir/node" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
+if [ ! -x "$dir/venv/bin/python" ] || ! cmp -s "$root/interop/requirements.txt" "$dir/venv/requirements.txt"; then
+  python3 -m venv "$dir/venv"
+  "$dir/venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements.txt" >&2
+  cp "$root/interop/requirements.txt" "$dir/venv/requirements.txt"
+fi
+echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
+echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
