@@ -23,3 +23,47 @@ pub trait NotificationType {
     /// The params this notification carries.
     type Params: Serialize + DeserializeOwned + Send + 'static;
 }
+
+/// A JSON object kept verbatim: `_meta` maps, extension fields, JSON Schemas, tool arguments.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// The `_meta` map the spec allows on params, results and most objects.
+pub type Meta = JsonObject;
+
+pub mod completion;
+pub mod content;
+pub mod elicitation;
+pub mod empty;
+pub mod lifecycle;
+pub mod logging;
+pub mod modern;
+pub mod pagination;
+pub mod progress;
+pub mod prompts;
+pub mod resources;
+pub mod roots;
+pub mod sampling;
+pub mod tasks;
+pub mod tools;
+
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
+pub use empty::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use modern::{
+    CacheScope, Discover, DiscoverResult, InputRequest, InputRequests, InputRequiredResult,
+    InputResponse, InputResponses, ModernResult, ModernResultFields, NotificationMeta, RequestMeta,
+    ResultMeta, ResultType, SubscriptionFilter, SubscriptionsAcknowledged,
+    SubscriptionsAcknowledgedParams, SubscriptionsListen, SubscriptionsListenParams,
+    SubscriptionsListenResult,
+};
+pub use pagination::*;
+pub use progress::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tasks::*;
+pub use tools::*;
