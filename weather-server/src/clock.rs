@@ -67,7 +67,13 @@ pub fn date(days: i64) -> String {
 pub fn rfc3339(unix_seconds: i64) -> String {
     let days = unix_seconds.div_euclid(86_400);
     let secs = unix_seconds.rem_euclid(86_400);
-    format!("{}T{:02}:{:02}:{:02}Z", date(days), secs / 3600, secs % 3600 / 60, secs % 60)
+    format!(
+        "{}T{:02}:{:02}:{:02}Z",
+        date(days),
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
 }
 
 /// Parses `YYYY-MM-DDTHH:MM[:SS]Z` (or a bare Unix time) into Unix seconds.
@@ -75,7 +81,9 @@ pub fn parse_rfc3339(text: &str) -> Option<i64> {
     if let Ok(n) = text.parse::<i64>() {
         return Some(n);
     }
-    let text = text.strip_suffix('Z').or_else(|| text.strip_suffix("+00:00"))?;
+    let text = text
+        .strip_suffix('Z')
+        .or_else(|| text.strip_suffix("+00:00"))?;
     let (date, time) = text.split_once('T')?;
     let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
     let (y, m, day) = (d.next()??, d.next()??, d.next()??);

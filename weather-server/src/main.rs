@@ -2,12 +2,15 @@
 //!
 //! Not wired yet: the data (`cities`, `synthetic`, `clock`) is here; the tools come next.
 
+// Wired to tools once mcp-server's builder lands.
+#[allow(dead_code)]
 mod cities;
+#[allow(dead_code)]
 mod clock;
+#[allow(dead_code)]
 mod synthetic;
 
 fn main() {
-    let _ = (cities::CITIES, clock::Clock::System, synthetic::observe);
     eprintln!("weather-server: not implemented yet");
     std::process::exit(2);
 }

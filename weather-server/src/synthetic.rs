@@ -43,8 +43,17 @@ impl Condition {
     }
 
     /// Every condition's text, for the output schema's enum.
-    pub const ALL: [&'static str; 9] =
-        ["clear", "sunny", "partly cloudy", "cloudy", "drizzle", "rain", "thunderstorms", "snow", "fog"];
+    pub const ALL: [&'static str; 9] = [
+        "clear",
+        "sunny",
+        "partly cloudy",
+        "cloudy",
+        "drizzle",
+        "rain",
+        "thunderstorms",
+        "snow",
+        "fog",
+    ];
 
     /// Maps WMO weather codes (as Open-Meteo reports them) to a condition.
     pub fn from_wmo_code(code: i64, is_day: bool) -> Condition {
@@ -95,8 +104,10 @@ pub struct DailyForecast {
     pub precipitation_chance_pct: u8,
 }
 
-const COMPASS: [&str; 16] =
-    ["N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW", "NNW"];
+const COMPASS: [&str; 16] = [
+    "N", "NNE", "NE", "ENE", "E", "ESE", "SE", "SSE", "S", "SSW", "SW", "WSW", "W", "WNW", "NW",
+    "NNW",
+];
 
 /// A stable hash of a city and a number, mapped to `[0, 1)` (FNV-1a, then a mix).
 fn unit(city: &City, salt: &str, n: i64) -> f64 {
@@ -133,7 +144,8 @@ fn temperature(city: &City, day: i64, day_of_year: f64, local_hour: f64, utc_hou
 }
 
 fn humidity(city: &City, day_of_year: f64, utc_hour: i64) -> u8 {
-    let wet = (1.0 - city.latitude.abs() / 45.0).clamp(0.0, 1.0) * (0.6 + 0.4 * season(city, day_of_year));
+    let wet = (1.0 - city.latitude.abs() / 45.0).clamp(0.0, 1.0)
+        * (0.6 + 0.4 * season(city, day_of_year));
     let h = 45.0 + 40.0 * wet + (unit(city, "humidity", utc_hour) * 2.0 - 1.0) * 15.0;
     h.clamp(12.0, 100.0).round() as u8
 }
@@ -197,7 +209,8 @@ pub fn forecast_day(city: &City, unix_seconds: i64, offset_days: i64) -> DailyFo
     let day = local.div_euclid(86_400) + offset_days;
     let day_of_year = crate::clock::day_of_year(day) as f64;
     // The local hours 05:00 and 15:00 of that day, as UTC hours.
-    let utc_hour_at = |h: i64| (day * 86_400 + h * 3600 - (city.utc_offset * 3600.0) as i64).div_euclid(3600);
+    let utc_hour_at =
+        |h: i64| (day * 86_400 + h * 3600 - (city.utc_offset * 3600.0) as i64).div_euclid(3600);
     let low = temperature(city, day, day_of_year, 5.0, utc_hour_at(5));
     let high = temperature(city, day, day_of_year, 15.0, utc_hour_at(15));
     let humidity = humidity(city, day_of_year, utc_hour_at(14));
@@ -229,7 +242,10 @@ mod tests {
     fn same_inputs_same_answer() {
         for city in CITIES {
             assert_eq!(observe(city, 1_790_000_000), observe(city, 1_790_000_000));
-            assert_eq!(forecast_day(city, 1_790_000_000, 3), forecast_day(city, 1_790_000_000, 3));
+            assert_eq!(
+                forecast_day(city, 1_790_000_000, 3),
+                forecast_day(city, 1_790_000_000, 3)
+            );
         }
     }
 
@@ -240,7 +256,11 @@ mod tests {
         for city in CITIES {
             for t in [july, january] {
                 let o = observe(city, t);
-                assert!((-45.0..=50.0).contains(&o.temperature_c), "{} {o:?}", city.name);
+                assert!(
+                    (-45.0..=50.0).contains(&o.temperature_c),
+                    "{} {o:?}",
+                    city.name
+                );
                 assert!((12..=100).contains(&o.humidity_pct), "{} {o:?}", city.name);
                 assert!((0.0..=40.0).contains(&o.wind_kmh));
             }
