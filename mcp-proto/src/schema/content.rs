@@ -25,7 +25,10 @@ pub struct Annotations {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub audience: Option<Vec<Role>>,
     /// How important it is, from 0 (optional) to 1 (required).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub priority: Option<f64>,
     /// When it last changed, as an ISO 8601 timestamp (2025-06-18+).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -37,6 +37,7 @@ pub mod empty;
 pub mod lifecycle;
 pub mod logging;
 pub mod modern;
+mod number;
 pub mod pagination;
 pub mod progress;
 pub mod prompts;

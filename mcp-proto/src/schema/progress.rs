@@ -24,9 +24,14 @@ pub struct ProgressParams {
     /// The token from the request's `_meta.progressToken`.
     pub progress_token: ProgressToken,
     /// Progress so far; increases with every notification.
+    #[serde(serialize_with = "super::number::serialize")]
     pub progress: f64,
     /// The total, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub total: Option<f64>,
     /// A human-readable status line (2025-03-26+).
     #[serde(default, skip_serializing_if = "Option::is_none")]

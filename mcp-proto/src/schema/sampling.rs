@@ -95,13 +95,22 @@ pub struct ModelPreferences {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// How much cost matters, 0 to 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cost_priority: Option<f64>,
     /// How much speed matters, 0 to 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub speed_priority: Option<f64>,
     /// How much capability matters, 0 to 1.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub intelligence_priority: Option<f64>,
     /// Fields we do not know, kept for the round trip.
     #[serde(flatten)]
@@ -160,7 +169,11 @@ pub struct CreateMessageParams {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub include_context: Option<IncludeContext>,
     /// Sampling temperature.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        serialize_with = "super::number::serialize_opt",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub temperature: Option<f64>,
     /// The most tokens to sample.
     pub max_tokens: u64,
