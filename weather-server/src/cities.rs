@@ -563,7 +563,7 @@ pub static CITIES: &[City] = &[
     city(
         "Kuala Lumpur",
         "Malaysia",
-        3.14,
+        3.139,
         101.69,
         "Asia/Kuala_Lumpur",
         8.0,
