@@ -1,0 +1,346 @@
+//! Config vectors: every format, every rule.
+
+use super::*;
+
+fn vars() -> Variables {
+    let mut v = Variables {
+        no_process_env: true,
+        ..Default::default()
+    };
+    v.env.insert("TOKEN".into(), "s3cret".into());
+    v.env.insert("HOME".into(), "/home/me".into());
+    v.inputs.insert("api-key".into(), "k-123".into());
+    v
+}
+
+fn parse(text: &str) -> HubConfig {
+    HubConfig::parse(text, "test.json", &vars()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn parse_err(text: &str) -> String {
+    HubConfig::parse(text, "test.json", &vars())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn cline_flat_entries_and_rules() {
+    let c = parse(
+        r#"{"mcpServers": {
+        "weather": {"command": "weather-server", "args": ["--log-level", "info"], "env": {"KEY": "${TOKEN}"},
+                    "cwd": "${env:HOME}/w", "autoApprove": ["get_weather"], "timeout": 30},
+        "remote": {"url": "https://example.com/sse", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+        "modern": {"type": "streamableHttp", "url": "https://example.com/mcp", "disabled": true, "timeout": 99999},
+        "legacy": {"transportType": "http", "url": "https://example.com/mcp", "timeout": 0},
+        "legacy-sse": {"transportType": "sse", "url": "https://example.com/sse", "timeout": "abc"}
+    }, "otherSetting": 1}"#,
+    );
+    assert_eq!(c.format, ConfigFormat::Cline);
+    assert_eq!(c.servers.len(), 5);
+    let w = &c.servers[0];
+    assert_eq!(
+        w.transport,
+        TransportConfig::Stdio {
+            command: "weather-server".into(),
+            args: vec!["--log-level".into(), "info".into()],
+            env: [("KEY".to_string(), "s3cret".to_string())].into(),
+            cwd: Some(PathBuf::from("/home/me/w")),
+        }
+    );
+    assert_eq!(w.auto_approve, vec!["get_weather"]);
+    assert_eq!(w.timeout, Duration::from_secs(30));
+    // `url` without `type` is SSE (Cline's rule).
+    assert!(
+        matches!(&c.servers[1].transport, TransportConfig::Sse { headers, .. } if headers["Authorization"] == "Bearer s3cret")
+    );
+    assert!(matches!(
+        c.servers[2].transport,
+        TransportConfig::StreamableHttp { .. }
+    ));
+    assert!(c.servers[2].disabled);
+    assert_eq!(
+        c.servers[2].timeout,
+        Duration::from_secs(3600),
+        "clamped to 3600"
+    );
+    assert!(
+        matches!(
+            c.servers[3].transport,
+            TransportConfig::StreamableHttp { .. }
+        ),
+        "transportType http"
+    );
+    assert_eq!(c.servers[3].timeout, Duration::from_secs(1), "clamped to 1");
+    assert!(matches!(
+        c.servers[4].transport,
+        TransportConfig::Sse { .. }
+    ));
+    assert_eq!(c.servers[4].timeout, DEFAULT_TIMEOUT, "not a number: 60");
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+}
+
+#[test]
+fn cline_nested_transport_form() {
+    let c = parse(
+        r#"{"mcpServers": {"fs": {"transport": {"type": "stdio", "command": "npx", "args": ["-y", "server-filesystem", "/tmp"]},
+        "autoApprove": ["read_file"], "disabled": false},
+        "web": {"transport": {"type": "sse", "url": "http://127.0.0.1:9/sse", "headers": {"X-K": "v"}}}}}"#,
+    );
+    assert_eq!(c.format, ConfigFormat::Cline);
+    assert!(
+        matches!(&c.servers[0].transport, TransportConfig::Stdio { command, args, .. } if command == "npx" && args.len() == 3)
+    );
+    assert_eq!(c.servers[0].auto_approve, vec!["read_file"]);
+    assert!(
+        matches!(&c.servers[1].transport, TransportConfig::Sse { url, .. } if url == "http://127.0.0.1:9/sse")
+    );
+}
+
+#[test]
+fn claude_desktop() {
+    let c = parse(
+        r#"{"mcpServers": {"files": {"command": "npx", "args": ["-y", "x"], "env": {"A": "1"}}}, "globalShortcut": ""}"#,
+    );
+    assert_eq!(c.format, ConfigFormat::ClaudeDesktop);
+    assert_eq!(c.servers[0].timeout, DEFAULT_TIMEOUT);
+    assert!(!c.servers[0].disabled);
+}
+
+#[test]
+fn vs_code_with_inputs() {
+    let c = parse(
+        r#"{"inputs": [{"type": "promptString", "id": "api-key", "password": true}],
+        "servers": {
+            "local": {"type": "stdio", "command": "weather-server", "env": {"KEY": "${input:api-key}"}},
+            "http": {"type": "http", "url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${input:other}"}},
+            "old": {"type": "sse", "url": "https://example.com/sse"}
+        }}"#,
+    );
+    assert_eq!(c.format, ConfigFormat::VsCode);
+    assert!(
+        matches!(&c.servers[0].transport, TransportConfig::Stdio { env, .. } if env["KEY"] == "k-123")
+    );
+    assert!(
+        matches!(&c.servers[1].transport, TransportConfig::StreamableHttp { headers, .. } if headers["Authorization"] == "Bearer ${input:other}")
+    );
+    assert!(matches!(
+        c.servers[2].transport,
+        TransportConfig::Sse { .. }
+    ));
+    assert_eq!(c.missing_inputs, vec!["other"]);
+    assert!(c.warnings.iter().any(|w| w.contains("other")));
+}
+
+#[test]
+fn langchain_style_maps() {
+    let c = parse(
+        r#"{"math": {"transport": "stdio", "command": "python", "args": ["math.py"]},
+            "a": {"transport": "streamable_http", "url": "http://localhost:8000/mcp"},
+            "b": {"transport": "streamable-http", "url": "http://localhost:8001/mcp"},
+            "c": {"transport": "http", "url": "http://localhost:8002/mcp"},
+            "d": {"transport": "sse", "url": "http://localhost:8003/sse"}}"#,
+    );
+    assert_eq!(c.format, ConfigFormat::LangChain);
+    let kinds: Vec<_> = c.servers.iter().map(|s| s.transport.kind()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "stdio",
+            "streamableHttp",
+            "streamableHttp",
+            "streamableHttp",
+            "sse"
+        ]
+    );
+    let c = parse(r#"{"mcpServers": {"m": {"transport": "stdio", "command": "x"}}}"#);
+    assert_eq!(c.format, ConfigFormat::LangChain);
+}
+
+#[test]
+fn missing_variables_stay_as_written_with_a_warning() {
+    let c = parse(
+        r#"{"mcpServers": {"s": {"command": "x", "args": ["${NOPE}", "${env:ALSO_NOPE}", "${TOKEN}", "${unterminated"]}}}"#,
+    );
+    let TransportConfig::Stdio { args, .. } = &c.servers[0].transport else {
+        panic!()
+    };
+    assert_eq!(
+        args,
+        &["${NOPE}", "${env:ALSO_NOPE}", "s3cret", "${unterminated"]
+    );
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    assert!(c.warnings[0].contains("server \"s\"") && c.warnings[0].contains("${NOPE}"));
+}
+
+#[test]
+fn errors_name_file_server_and_field() {
+    let e = parse_err(r#"{"mcpServers": {"bad": {"command": 5}}}"#);
+    assert_eq!(
+        e,
+        "test.json: server \"bad\": field \"command\": must be a string, found a number"
+    );
+    let e = parse_err(r#"{"mcpServers": {"bad": {"type": "carrier-pigeon", "url": "x"}}}"#);
+    assert!(
+        e.contains("\"bad\"") && e.contains("\"type\"") && e.contains("carrier-pigeon"),
+        "{e}"
+    );
+    let e = parse_err(r#"{"mcpServers": {"bad": {"disabled": false}}}"#);
+    assert!(e.contains("neither"), "{e}");
+    let e = parse_err(r#"{"mcpServers": {"bad": {"command": "x", "args": "not-a-list"}}}"#);
+    assert!(e.contains("\"args\"") && e.contains("array"), "{e}");
+    let e = parse_err(r#"{"mcpServers": {"bad": {"type": "sse"}}}"#);
+    assert!(e.contains("\"url\""), "{e}");
+    let e = parse_err(r#"{"something": 1}"#);
+    assert!(e.contains("no MCP servers found"), "{e}");
+    let e = parse_err("{not json");
+    assert!(e.starts_with("test.json: not valid JSON"), "{e}");
+}
+
+#[test]
+fn add_and_remove_keep_unknown_keys_and_format() {
+    let text = r#"{"theme": "dark", "mcpServers": {"a": {"type": "stdio", "command": "x", "myNote": "keep me"}}, "zzz": [1]}"#;
+    let dir = std::env::temp_dir().join(format!("mcp-config-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("cline_mcp_settings.json");
+    std::fs::write(&path, text).unwrap();
+    let mut c = HubConfig::load(&path, &vars()).unwrap();
+    c.add_server(ServerConfig {
+        name: "w".into(),
+        transport: TransportConfig::StreamableHttp {
+            url: "https://h/mcp".into(),
+            headers: Default::default(),
+        },
+        disabled: false,
+        auto_approve: vec![],
+        timeout: Duration::from_secs(10),
+    })
+    .unwrap();
+    assert!(
+        c.add_server(c.servers[0].clone()).is_err(),
+        "duplicate names are refused"
+    );
+    c.save().unwrap();
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written["theme"], "dark");
+    assert_eq!(written["zzz"], serde_json::json!([1]));
+    assert_eq!(written["mcpServers"]["a"]["myNote"], "keep me");
+    assert_eq!(
+        written["mcpServers"]["w"],
+        serde_json::json!({"type": "streamableHttp", "url": "https://h/mcp", "timeout": 10})
+    );
+    // Key order is kept.
+    let keys: Vec<_> = written.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(keys, ["theme", "mcpServers", "zzz"]);
+    let mut c = HubConfig::load(&path, &vars()).unwrap();
+    assert_eq!(c.servers.len(), 2);
+    c.remove_server("a").unwrap();
+    assert!(c.remove_server("a").is_err());
+    c.save().unwrap();
+    let written: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(written["mcpServers"].get("a").is_none());
+    assert_eq!(written["theme"], "dark");
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file left");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn entries_are_written_in_each_format() {
+    let server = |transport| ServerConfig {
+        name: "n".into(),
+        transport,
+        disabled: false,
+        auto_approve: vec![],
+        timeout: DEFAULT_TIMEOUT,
+    };
+    let http = TransportConfig::StreamableHttp {
+        url: "https://h/mcp".into(),
+        headers: Default::default(),
+    };
+    let stdio = TransportConfig::Stdio {
+        command: "c".into(),
+        args: vec!["a".into()],
+        env: Default::default(),
+        cwd: None,
+    };
+    let mut vs = HubConfig::empty(ConfigFormat::VsCode, None);
+    vs.add_server(server(http.clone())).unwrap();
+    let v: Value = serde_json::from_str(&vs.to_json()).unwrap();
+    assert_eq!(v["servers"]["n"]["type"], "http");
+    let mut lc = HubConfig::parse(
+        r#"{"x": {"transport": "stdio", "command": "y"}}"#,
+        "f",
+        &vars(),
+    )
+    .unwrap();
+    lc.add_server(server(http)).unwrap();
+    let v: Value = serde_json::from_str(&lc.to_json()).unwrap();
+    assert_eq!(v["n"]["transport"], "streamable_http");
+    let mut cd = HubConfig::empty(ConfigFormat::ClaudeDesktop, None);
+    cd.add_server(server(stdio)).unwrap();
+    let v: Value = serde_json::from_str(&cd.to_json()).unwrap();
+    assert_eq!(
+        v["mcpServers"]["n"],
+        serde_json::json!({"command": "c", "args": ["a"]})
+    );
+    // Each parses back to the same server.
+    for c in [&vs, &lc, &cd] {
+        let back = HubConfig::parse(&c.to_json(), "f", &vars()).unwrap();
+        assert_eq!(back.server("n"), c.server("n"));
+    }
+}
+
+#[test]
+fn validation_as_cline_does() {
+    let server = |transport| ServerConfig {
+        name: "n".into(),
+        transport,
+        disabled: false,
+        auto_approve: vec![],
+        timeout: DEFAULT_TIMEOUT,
+    };
+    let http = |url: &str, headers: &[(&str, &str)]| {
+        server(TransportConfig::StreamableHttp {
+            url: url.into(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        })
+    };
+    assert!(validate_new_server(&http("ftp://x", &[]))
+        .unwrap_err()
+        .contains("http:// or https://"));
+    assert!(validate_new_server(&http("https://", &[]))
+        .unwrap_err()
+        .contains("no host"));
+    assert!(
+        validate_new_server(&http("https://h", &[("Bad Header", "v")]))
+            .unwrap_err()
+            .contains("token")
+    );
+    let warnings =
+        validate_new_server(&http("https://h", &[("Authorization", "Bearer <token>")])).unwrap();
+    assert!(warnings[0].contains("placeholder"), "{warnings:?}");
+    assert!(
+        validate_new_server(&http("https://h/mcp", &[("X-Api-Key", "abc")]))
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        parse_header("Authorization: Bearer x").unwrap(),
+        ("Authorization".into(), "Bearer x".into())
+    );
+    assert!(parse_header("no colon")
+        .unwrap_err()
+        .contains("Name: value"));
+    assert!(parse_header("Bad Name: v").is_err());
+    assert_eq!(clamp_timeout(f64::INFINITY), DEFAULT_TIMEOUT);
+    assert_eq!(clamp_timeout(f64::NAN), DEFAULT_TIMEOUT);
+    assert_eq!(clamp_timeout(0.2), Duration::from_secs(1));
+    assert_eq!(clamp_timeout(7200.0), Duration::from_secs(3600));
+}
