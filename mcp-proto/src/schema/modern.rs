@@ -329,7 +329,7 @@ pub enum ModernResult<T> {
     /// The request finished.
     Complete(T),
     /// The server needs input first.
-    InputRequired(InputRequiredResult),
+    InputRequired(Box<InputRequiredResult>),
 }
 
 impl<T: Serialize> Serialize for ModernResult<T> {
@@ -353,7 +353,7 @@ impl<'de, T: DeserializeOwned> Deserialize<'de> for ModernResult<T> {
             value.get("resultType").and_then(Value::as_str) == Some("input_required");
         if input_required {
             serde_json::from_value(value)
-                .map(ModernResult::InputRequired)
+                .map(|r| ModernResult::InputRequired(Box::new(r)))
                 .map_err(de::Error::custom)
         } else {
             serde_json::from_value(value)
