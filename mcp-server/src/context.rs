@@ -225,6 +225,21 @@ impl Context {
         Ok(self.request.request::<Elicit>(&params).await?)
     }
 
+    /// Tells the client that a URL-mode elicitation finished
+    /// (`notifications/elicitation/complete`, 2025-11-25).
+    pub async fn notify_elicitation_complete(
+        &self,
+        elicitation_id: &str,
+    ) -> Result<(), ServerError> {
+        let params =
+            mcp_proto::jsonrpc::to_raw(&serde_json::json!({ "elicitationId": elicitation_id }))
+                .map_err(ServerError::handler)?;
+        Ok(self
+            .request
+            .notify_raw("notifications/elicitation/complete", Some(params))
+            .await?)
+    }
+
     /// Pings the client.
     pub async fn ping(&self) -> Result<(), ServerError> {
         self.request.request::<Ping>(&Default::default()).await?;

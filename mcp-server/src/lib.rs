@@ -25,6 +25,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod completion;
 pub mod context;
 pub mod error;

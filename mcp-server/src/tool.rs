@@ -381,6 +381,23 @@ mod tests {
         assert!(!"ok".into_tool_result().is_error());
     }
 
+    #[cfg(feature = "schemars")]
+    #[test]
+    fn schemas_from_rust_types() {
+        #[derive(schemars::JsonSchema, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Args {
+            /// The city.
+            city: String,
+            days: Option<u8>,
+        }
+        let t = Tool::new("t", "d").input_schema_for::<Args>();
+        let schema = &t.definition().input_schema;
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"]["city"]["type"], "string");
+        assert_eq!(schema["required"], serde_json::json!(["city"]));
+    }
+
     #[test]
     fn schemas_are_kept_verbatim() {
         let schema = serde_json::json!({

@@ -76,8 +76,15 @@ fn full_server(cancelled: Arc<AtomicBool>) -> Server {
         .tool(Tool::new("wait", "Waits to be cancelled"), move |_: Value, ctx: Context| {
             let cancelled = cancelled.clone();
             async move {
+                // Work the handler started sees the signal even though the peer drops the
+                // handler's own future.
+                let token = ctx.cancellation().clone();
+                tokio::spawn(async move {
+                    token.cancelled().await;
+                    cancelled.store(true, Ordering::SeqCst);
+                });
                 tokio::select! {
-                    _ = ctx.cancelled() => { cancelled.store(true, Ordering::SeqCst); "cancelled" }
+                    _ = ctx.cancelled() => "cancelled",
                     _ = tokio::time::sleep(Duration::from_secs(30)) => "timed out",
                 }
             }
@@ -548,9 +555,11 @@ async fn cancellation_stops_the_handler_and_suppresses_the_response() {
     let pong = client.request("ping", json!({})).await;
     assert_eq!(pong["result"], json!({}));
     assert!(client.try_recv(Duration::from_millis(300)).await.is_none());
-    // The handler future was dropped (the peer drops it), or saw the signal.
     assert!(client.notifications.is_empty());
-    let _ = cancelled.load(Ordering::SeqCst);
+    assert!(
+        cancelled.load(Ordering::SeqCst),
+        "the handler saw the cancellation signal"
+    );
 }
 
 #[tokio::test]
