@@ -1,6 +1,54 @@
 //! Build an MCP server from tools, resources, resource templates and prompts, and serve it
-//! over stdio, Streamable HTTP and the legacy HTTP+SSE transport.
+//! over stdio (and, through [`Server::serve`], over any `mcp_proto` transport).
+//!
+//! ```no_run
+//! use mcp_server::{Context, Json, Server, Tool};
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize)]
+//! struct Add { a: i64, b: i64 }
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     Server::builder("adder", "1.0.0")
+//!         .tool(
+//!             Tool::new("add", "Adds two integers").input_schema(serde_json::json!({
+//!                 "type": "object",
+//!                 "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+//!                 "required": ["a", "b"]
+//!             })),
+//!             |args: Add, _ctx: Context| async move { Json(serde_json::json!({"sum": args.a + args.b})) },
+//!         )
+//!         .build()
+//!         .serve_stdio()
+//!         .await;
+//! }
+//! ```
 
+#![warn(missing_docs)]
+
+pub mod completion;
+pub mod context;
+pub mod error;
+mod pagination;
+pub mod prompt;
+pub mod resource;
+pub mod server;
+mod session;
 pub mod stdio;
+pub mod tool;
+pub mod uri_template;
 
+pub use completion::{complete_from, CompletionRequest, IntoCompletion};
+pub use context::{Context, ToolContext};
+pub use error::ServerError;
+pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
+pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
+pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
+pub use tool::{IntoToolResult, Json, Tool, ToolOutput};
+pub use uri_template::UriTemplate;
+
+/// The wire types, re-exported so servers need not depend on `mcp-proto` directly.
+pub use mcp_proto::schema;
+pub use mcp_proto::schema::LoggingLevel;

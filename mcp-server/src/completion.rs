@@ -1,0 +1,111 @@
+//! Completion of prompt arguments and resource-template variables (`completion/complete`):
+//! at most 100 values per answer, with `total` and `hasMore` when there are more.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_proto::schema::CompleteResult;
+
+use crate::context::Context;
+use crate::tool::BoxFuture;
+
+/// What a completion handler is asked: the argument, its partial value, and the values of
+/// the other arguments already chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompletionRequest {
+    /// The name of the argument or template variable being completed.
+    pub argument: String,
+    /// What the user has typed so far.
+    pub value: String,
+    /// Other arguments already resolved (2025-06-18+).
+    pub context: BTreeMap<String, String>,
+}
+
+/// Anything a completion handler may return.
+pub trait IntoCompletion {
+    /// Converts the handler's return value into the result of `completion/complete`.
+    fn into_completion(self) -> CompleteResult;
+}
+
+impl IntoCompletion for Vec<String> {
+    /// Values beyond the 100th are cut; `total` and `hasMore` say so.
+    fn into_completion(self) -> CompleteResult {
+        CompleteResult::new(self)
+    }
+}
+
+impl IntoCompletion for Vec<&'static str> {
+    fn into_completion(self) -> CompleteResult {
+        CompleteResult::new(self.into_iter().map(str::to_owned).collect())
+    }
+}
+
+impl IntoCompletion for CompleteResult {
+    /// Kept as given, except that more than 100 values are cut (setting `hasMore`).
+    fn into_completion(mut self) -> CompleteResult {
+        const MAX: usize = 100;
+        let c = &mut self.completion;
+        if c.values.len() > MAX {
+            c.total = Some(c.total.unwrap_or(c.values.len() as u64));
+            c.values.truncate(MAX);
+            c.has_more = Some(true);
+        }
+        self
+    }
+}
+
+/// The kind of thing a completion belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum CompletionTarget {
+    /// A prompt's argument: (prompt name, argument name).
+    Prompt(String, String),
+    /// A resource template's variable: (URI template, variable name).
+    Template(String, String),
+}
+
+/// A type-erased completion handler.
+pub(crate) type CompleteFn =
+    Arc<dyn Fn(CompletionRequest, Context) -> BoxFuture<CompleteResult> + Send + Sync>;
+
+/// Wraps an async completion function.
+pub(crate) fn complete_fn<F, Fut, R>(f: F) -> CompleteFn
+where
+    F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoCompletion + 'static,
+{
+    Arc::new(move |request, ctx| {
+        let future = f(request, ctx);
+        Box::pin(async move { future.await.into_completion() })
+    })
+}
+
+/// Completes from a fixed list of candidates: those starting with the typed prefix.
+pub fn complete_from(candidates: &[&str], prefix: &str) -> Vec<String> {
+    candidates
+        .iter()
+        .filter(|c| c.starts_with(prefix))
+        .map(|c| (*c).to_owned())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_one_hundred_values() {
+        let values: Vec<String> = (0..250).map(|i| i.to_string()).collect();
+        let r = values.into_completion();
+        assert_eq!(r.completion.values.len(), 100);
+        assert_eq!(r.completion.total, Some(250));
+        assert_eq!(r.completion.has_more, Some(true));
+        let r = vec!["a".to_owned()].into_completion();
+        assert_eq!((r.completion.total, r.completion.has_more), (None, None));
+        assert_eq!(
+            complete_from(&["alpha", "beta", "alps"], "al"),
+            ["alpha", "alps"]
+        );
+    }
+}

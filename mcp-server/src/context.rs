@@ -1,0 +1,248 @@
+//! The context a handler gets with each request: progress, logging to the client, the
+//! cancellation signal, the negotiated version and client info, and calls back to the client
+//! (sampling, roots, elicitation, ping), each refused locally when the client did not declare
+//! the capability it needs.
+
+use std::sync::Arc;
+
+use mcp_proto::peer::{PeerHandle, RequestContext, RequestOptions};
+use mcp_proto::schema::{
+    ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
+    ElicitParams, ElicitResult, Implementation, ListRoots, ListRootsResult, LoggingLevel,
+    LoggingMessage, LoggingMessageParams, Ping,
+};
+use mcp_proto::{ProtocolVersion, RequestId};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::ServerError;
+use crate::server::Server;
+use crate::session::SessionState;
+
+/// What a tool, resource, prompt or completion handler gets with its request.
+#[derive(Clone)]
+pub struct Context {
+    request: RequestContext,
+    session: Arc<SessionState>,
+    server: Server,
+}
+
+/// The context of a tool call (the same type every handler gets).
+pub type ToolContext = Context;
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("request", &self.request)
+            .field("version", &self.protocol_version())
+            .finish()
+    }
+}
+
+impl Context {
+    pub(crate) fn new(request: RequestContext, session: Arc<SessionState>, server: Server) -> Self {
+        Context {
+            request,
+            session,
+            server,
+        }
+    }
+
+    /// The id of the request being handled.
+    pub fn request_id(&self) -> &RequestId {
+        self.request.id()
+    }
+
+    /// The progress token the client sent with the request, if any.
+    pub fn progress_token(&self) -> Option<&RequestId> {
+        self.request.progress_token()
+    }
+
+    /// Reports progress with `notifications/progress`. Sends only when the request carried a
+    /// progress token and `progress` is greater than the last value sent; returns whether it sent.
+    pub async fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    ) -> bool {
+        self.request.progress(progress, total, message).await
+    }
+
+    /// Sends a log message (`notifications/message`) when `level` is at or above the level the
+    /// client set; returns whether it was sent.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) -> bool {
+        self.log_to(level, None, data).await
+    }
+
+    /// Like [`log`](Self::log), naming the logger.
+    pub async fn log_to(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: impl Serialize,
+    ) -> bool {
+        if !self.session.logs(level) {
+            return false;
+        }
+        let data = match serde_json::to_value(data) {
+            Ok(data) => data,
+            Err(e) => {
+                tracing::warn!("a log message could not be serialized: {e}");
+                return false;
+            }
+        };
+        let mut params = LoggingMessageParams::new(level, data);
+        params.logger = logger.map(str::to_owned);
+        self.request.notify::<LoggingMessage>(&params).await.is_ok()
+    }
+
+    /// Cancelled when the client cancels the request or the connection shuts down.
+    pub fn cancellation(&self) -> &CancellationToken {
+        self.request.cancellation()
+    }
+
+    /// True once the request has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.request.is_cancelled()
+    }
+
+    /// Resolves when the request is cancelled; use in `tokio::select!` beside long work.
+    pub async fn cancelled(&self) {
+        self.request.cancellation().cancelled().await
+    }
+
+    /// The protocol version negotiated on this connection.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.session.version().unwrap_or(ProtocolVersion::LATEST)
+    }
+
+    /// The client's name and version, as it sent them in `initialize`.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.session.client().map(|c| &c.info)
+    }
+
+    /// The capabilities the client declared in `initialize`.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.session.client().map(|c| &c.capabilities)
+    }
+
+    /// The server this request came to (to add or remove tools at run time, say).
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The peer this request came from, for raw calls and notifications.
+    pub fn peer(&self) -> &PeerHandle {
+        self.request.peer()
+    }
+
+    /// The underlying request context of the peer engine.
+    pub fn request_context(&self) -> &RequestContext {
+        &self.request
+    }
+
+    fn require(&self, feature: &str, capability: &str, declared: bool) -> Result<(), ServerError> {
+        if declared {
+            Ok(())
+        } else {
+            Err(ServerError::ClientCapabilityMissing {
+                feature: feature.to_owned(),
+                capability: capability.to_owned(),
+            })
+        }
+    }
+
+    /// Asks the client's model for a message (`sampling/createMessage`). Refused locally when
+    /// the client did not declare `sampling` (or `sampling.tools` for a request with tools).
+    pub async fn sample(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, ServerError> {
+        let caps = self.client_capabilities();
+        let sampling = caps.and_then(|c| c.sampling.as_ref());
+        self.require("sampling/createMessage", "sampling", sampling.is_some())?;
+        if params.tools.is_some() {
+            let tools = sampling.is_some_and(|s| s.tools.is_some());
+            self.require("sampling with tools", "sampling.tools", tools)?;
+        }
+        Ok(self.request.request::<CreateMessage>(&params).await?)
+    }
+
+    /// Like [`sample`](Self::sample), with request options (timeout, progress).
+    pub async fn sample_with(
+        &self,
+        params: CreateMessageParams,
+        options: RequestOptions,
+    ) -> Result<CreateMessageResult, ServerError> {
+        let caps = self.client_capabilities();
+        self.require(
+            "sampling/createMessage",
+            "sampling",
+            caps.is_some_and(|c| c.sampling.is_some()),
+        )?;
+        Ok(self
+            .request
+            .request_with::<CreateMessage>(&params, options)
+            .await?)
+    }
+
+    /// Asks the client for its roots (`roots/list`). Refused locally without `roots`.
+    pub async fn list_roots(&self) -> Result<ListRootsResult, ServerError> {
+        let declared = self
+            .client_capabilities()
+            .is_some_and(|c| c.roots.is_some());
+        self.require("roots/list", "roots", declared)?;
+        Ok(self
+            .request
+            .request::<ListRoots>(&Default::default())
+            .await?)
+    }
+
+    /// Asks the user for input through the client (`elicitation/create`), in form or URL mode.
+    /// Refused locally when the client did not declare `elicitation` (form mode: `elicitation`
+    /// or `elicitation.form`; URL mode: `elicitation.url`) or the version has no elicitation.
+    pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ServerError> {
+        let elicitation = self
+            .client_capabilities()
+            .and_then(|c| c.elicitation.as_ref());
+        let version_ok = self.protocol_version().has_elicitation();
+        match &params {
+            ElicitParams::Form(_) => {
+                // An empty `elicitation: {}` means form mode (2025-06-18 had no modes).
+                let form = elicitation.is_some_and(|e| e.form.is_some() || e.url.is_none());
+                self.require("form elicitation", "elicitation", form && version_ok)?;
+            }
+            ElicitParams::Url(_) => {
+                let url = elicitation.is_some_and(|e| e.url.is_some());
+                self.require(
+                    "URL elicitation",
+                    "elicitation.url",
+                    url && self.protocol_version() >= ProtocolVersion::V2025_11_25,
+                )?;
+            }
+        }
+        Ok(self.request.request::<Elicit>(&params).await?)
+    }
+
+    /// Tells the client that a URL-mode elicitation finished
+    /// (`notifications/elicitation/complete`, 2025-11-25).
+    pub async fn notify_elicitation_complete(
+        &self,
+        elicitation_id: &str,
+    ) -> Result<(), ServerError> {
+        let params =
+            mcp_proto::jsonrpc::to_raw(&serde_json::json!({ "elicitationId": elicitation_id }))
+                .map_err(ServerError::handler)?;
+        Ok(self
+            .request
+            .notify_raw("notifications/elicitation/complete", Some(params))
+            .await?)
+    }
+
+    /// Pings the client.
+    pub async fn ping(&self) -> Result<(), ServerError> {
+        self.request.request::<Ping>(&Default::default()).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,154 @@
+//! What can go wrong while serving a request, with messages a user can act on, and how each
+//! error travels on the wire (its JSON-RPC code and data).
+
+use mcp_proto::jsonrpc::{error_codes, ErrorObject};
+use mcp_proto::peer::PeerError;
+use mcp_proto::ProtocolVersion;
+
+/// An error a server, a handler or a call to the client can produce.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ServerError {
+    /// `tools/call` named a tool this server does not have.
+    #[error("Unknown tool: {0}")]
+    ToolNotFound(String),
+    /// The arguments of a tool call did not fit the tool's argument type.
+    #[error("Invalid arguments for tool {tool}: {detail}")]
+    InvalidArguments {
+        /// The tool that was called.
+        tool: String,
+        /// What did not fit, as serde said it.
+        detail: String,
+    },
+    /// `prompts/get` named a prompt this server does not have.
+    #[error("Unknown prompt: {0}")]
+    PromptNotFound(String),
+    /// A required prompt argument was not given.
+    #[error("Missing required argument {argument:?} for prompt {prompt}")]
+    MissingArgument {
+        /// The prompt that was asked for.
+        prompt: String,
+        /// The argument that is missing.
+        argument: String,
+    },
+    /// No resource, dynamic provider or template serves this URI.
+    #[error("Resource not found: {0}")]
+    ResourceNotFound(String),
+    /// A list cursor that this server did not hand out (or that no longer fits the list).
+    #[error("Invalid cursor: {0:?}")]
+    InvalidCursor(String),
+    /// The params of a request did not fit its method.
+    #[error("{0}")]
+    InvalidParams(String),
+    /// A request other than `initialize` or `ping` arrived before `initialize`.
+    #[error("Server not initialized: send initialize before {0}")]
+    NotInitialized(String),
+    /// `initialize` arrived a second time on the same connection.
+    #[error("Already initialized: initialize may be sent once per connection")]
+    AlreadyInitialized,
+    /// Nobody serves this method here.
+    #[error("Method not found: {0}")]
+    MethodNotFound(String),
+    /// A server-to-client request the client did not declare a capability for.
+    #[error(
+        "The client does not support {feature}: it did not declare the {capability} capability"
+    )]
+    ClientCapabilityMissing {
+        /// What the handler tried to do (e.g. `sampling/createMessage`).
+        feature: String,
+        /// The capability the client would have to declare (e.g. `sampling`).
+        capability: String,
+    },
+    /// A call to the client failed (timeout, cancellation, an error answer, a closed connection).
+    #[error("{0}")]
+    Peer(#[from] PeerError),
+    /// A handler failed; the message is passed on as is.
+    #[error("{0}")]
+    Handler(String),
+    /// A JSON-RPC error chosen by a handler, passed on verbatim.
+    #[error("{0}")]
+    Rpc(ErrorObject),
+}
+
+impl ServerError {
+    /// A handler failure with a message.
+    pub fn handler(message: impl std::fmt::Display) -> Self {
+        ServerError::Handler(message.to_string())
+    }
+
+    /// The JSON-RPC error object for this error, as the given protocol version spells it.
+    pub fn to_error_object(&self, version: Option<ProtocolVersion>) -> ErrorObject {
+        let message = self.to_string();
+        match self {
+            ServerError::ToolNotFound(name) | ServerError::PromptNotFound(name) => {
+                ErrorObject::new(error_codes::INVALID_PARAMS, message)
+                    .with_data(&serde_json::json!({ "name": name }))
+            }
+            ServerError::InvalidArguments { .. }
+            | ServerError::MissingArgument { .. }
+            | ServerError::InvalidCursor(_)
+            | ServerError::InvalidParams(_) => {
+                ErrorObject::new(error_codes::INVALID_PARAMS, message)
+            }
+            ServerError::ResourceNotFound(uri) => {
+                let code = version
+                    .unwrap_or(ProtocolVersion::LATEST)
+                    .resource_not_found_code();
+                ErrorObject::new(code, message).with_data(&serde_json::json!({ "uri": uri }))
+            }
+            ServerError::NotInitialized(_) | ServerError::AlreadyInitialized => {
+                ErrorObject::new(error_codes::INVALID_REQUEST, message)
+            }
+            ServerError::MethodNotFound(_) => {
+                ErrorObject::new(error_codes::METHOD_NOT_FOUND, message)
+            }
+            ServerError::ClientCapabilityMissing { .. } => {
+                ErrorObject::new(error_codes::INVALID_REQUEST, message)
+            }
+            ServerError::Peer(e) => match e.rpc_error() {
+                Some(error) => error.clone(),
+                None => ErrorObject::new(error_codes::INTERNAL_ERROR, message),
+            },
+            ServerError::Handler(_) => ErrorObject::new(error_codes::INTERNAL_ERROR, message),
+            ServerError::Rpc(error) => error.clone(),
+        }
+    }
+}
+
+impl From<String> for ServerError {
+    fn from(message: String) -> Self {
+        ServerError::Handler(message)
+    }
+}
+
+impl From<&str> for ServerError {
+    fn from(message: &str) -> Self {
+        ServerError::Handler(message.to_owned())
+    }
+}
+
+impl From<ErrorObject> for ServerError {
+    fn from(error: ErrorObject) -> Self {
+        ServerError::Rpc(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_and_data() {
+        let e = ServerError::ToolNotFound("nope".into()).to_error_object(None);
+        assert_eq!(e.code, -32602);
+        assert!(e.message.contains("nope"));
+        let e = ServerError::ResourceNotFound("file:///x".into())
+            .to_error_object(Some(ProtocolVersion::V2025_06_18));
+        assert_eq!(e.code, -32002);
+        assert_eq!(
+            e.data.map(|d| d.get().to_owned()).as_deref(),
+            Some(r#"{"uri":"file:///x"}"#)
+        );
+        let e = ServerError::NotInitialized("tools/list".into()).to_error_object(None);
+        assert_eq!(e.code, -32600);
+    }
+}

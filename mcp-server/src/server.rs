@@ -1,0 +1,1034 @@
+//! The [`Server`]: what it offers (tools, resources, templates, prompts, completions) in a
+//! registry shared by every connection, its builder, the methods that read the registry, and
+//! changes at run time with their list-changed notifications.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::Duration;
+
+use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::peer::{Peer, PeerHandle, PeerOptions, Transport};
+use mcp_proto::schema::{
+    self, CompleteParams, CompleteResult, CompletionReference, GetPromptParams, Icon,
+    Implementation, InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams,
+    PaginatedParams, ServerCapabilities,
+};
+use mcp_proto::ProtocolVersion;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::completion::{
+    complete_fn, CompleteFn, CompletionRequest, CompletionTarget, IntoCompletion,
+};
+use crate::context::Context;
+use crate::error::ServerError;
+use crate::pagination::page;
+use crate::prompt::{FnPrompt, IntoPromptResult, Prompt, PromptEntry};
+use crate::resource::{
+    read_fn, IntoReadResult, ProviderEntry, ReadFn, Resource, ResourceEntry, ResourceRequest,
+    ResourceTemplate, TemplateEntry,
+};
+use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
+use crate::stdio::StdioTransport;
+use crate::tool::{panic_message, CatchPanic, FnTool, IntoToolResult, Tool, ToolEntry, ToolOutput};
+
+/// How a server behaves: paging, limits, shutdown, logging and versions.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Lists longer than this are paged with cursors (0: never page).
+    pub page_size: usize,
+    /// The largest message accepted on stdio, in bytes.
+    pub max_message_size: usize,
+    /// At most this many requests are handled at once per connection.
+    pub max_concurrent_requests: usize,
+    /// At end of input, how long in-flight handlers may still run.
+    pub shutdown_grace: Duration,
+    /// The least severe log level sent to a client that has not called `logging/setLevel`.
+    pub default_log_level: LoggingLevel,
+    /// The protocol versions offered in `initialize`.
+    pub protocol_versions: Vec<ProtocolVersion>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            page_size: 100,
+            max_message_size: 16 * 1024 * 1024,
+            max_concurrent_requests: 1024,
+            shutdown_grace: Duration::from_secs(5),
+            default_log_level: LoggingLevel::Info,
+            protocol_versions: ProtocolVersion::HANDSHAKE.to_vec(),
+        }
+    }
+}
+
+/// Everything the server offers, shared by all its connections.
+#[derive(Default)]
+struct Registry {
+    tools: HashMap<String, Arc<ToolEntry>>,
+    resources: HashMap<String, Arc<ResourceEntry>>,
+    templates: Vec<Arc<TemplateEntry>>,
+    providers: Vec<Arc<ProviderEntry>>,
+    prompts: HashMap<String, Arc<PromptEntry>>,
+    completions: HashMap<CompletionTarget, CompleteFn>,
+    seq: u64,
+}
+
+impl Registry {
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+}
+
+type RootsHook = Arc<dyn Fn() + Send + Sync>;
+
+struct ServerInner {
+    info: Implementation,
+    instructions: Option<String>,
+    options: ServerOptions,
+    registry: RwLock<Registry>,
+    sessions: Mutex<Vec<Weak<SessionState>>>,
+    on_roots_list_changed: Option<RootsHook>,
+}
+
+/// An MCP server: cheap to clone, able to serve many connections at once.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("name", &self.inner.info.name)
+            .field("version", &self.inner.info.version)
+            .finish()
+    }
+}
+
+/// Builds a [`Server`].
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    options: ServerOptions,
+    registry: Registry,
+    on_roots_list_changed: Option<RootsHook>,
+    errors: Vec<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn listing<T: Serialize>(value: &T) -> RawJson {
+    jsonrpc::to_raw(value).unwrap_or_else(|_| jsonrpc::empty_object())
+}
+
+fn tool_entry<F, A, Fut, R>(tool: Tool, handler: F, seq: u64) -> ToolEntry
+where
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    A: DeserializeOwned + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoToolResult + 'static,
+{
+    ToolEntry {
+        listing: listing(&tool.0),
+        tool: tool.0,
+        handler: Box::new(FnTool::new(handler)),
+        seq,
+    }
+}
+
+fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
+where
+    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+    A: DeserializeOwned + 'static,
+    Fut: Future<Output = R> + Send + 'static,
+    R: IntoPromptResult + 'static,
+{
+    PromptEntry {
+        listing: listing(&prompt.0),
+        prompt: prompt.0,
+        handler: Box::new(FnPrompt::new(handler)),
+        seq,
+    }
+}
+
+fn template_entry(
+    template: ResourceTemplate,
+    read: ReadFn,
+    seq: u64,
+) -> Result<TemplateEntry, ServerError> {
+    let parsed =
+        TemplateEntry::parse(&template.0).map_err(|e| ServerError::InvalidParams(e.to_string()))?;
+    Ok(TemplateEntry {
+        listing: listing(&template.0),
+        template: template.0,
+        parsed,
+        read,
+        seq,
+    })
+}
+
+impl ServerBuilder {
+    /// A human-readable title of the server (2025-06-18+).
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server (2025-11-25+).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Icons of the server (2025-11-25+).
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.info.icons = Some(icons);
+        self
+    }
+
+    /// The server's website (2025-11-25+).
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Instructions for the model, returned in `InitializeResult.instructions`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Replaces all options at once.
+    pub fn options(mut self, options: ServerOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Lists longer than `size` are paged (0: never page).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.options.page_size = size;
+        self
+    }
+
+    /// The least severe log level sent before the client sets one.
+    pub fn default_log_level(mut self, level: LoggingLevel) -> Self {
+        self.options.default_log_level = level;
+        self
+    }
+
+    /// At end of input, how long in-flight handlers may still run.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.options.shutdown_grace = grace;
+        self
+    }
+
+    /// Registers a tool and its handler: an async function of typed arguments and a context.
+    pub fn tool<F, A, Fut, R>(mut self, tool: impl Into<Tool>, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        let seq = self.registry.next_seq();
+        let entry = tool_entry(tool.into(), handler, seq);
+        self.registry
+            .tools
+            .insert(entry.tool.name.clone(), Arc::new(entry));
+        self
+    }
+
+    /// Registers a static resource and its read handler.
+    pub fn resource<F, Fut, R>(mut self, resource: impl Into<Resource>, read: F) -> Self
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult + 'static,
+    {
+        let resource = resource.into().0;
+        let seq = self.registry.next_seq();
+        let entry = ResourceEntry {
+            listing: listing(&resource),
+            resource,
+            read: read_fn(read),
+            seq,
+        };
+        self.registry
+            .resources
+            .insert(entry.resource.uri.clone(), Arc::new(entry));
+        self
+    }
+
+    /// Registers a resource template and the handler that reads URIs matching it.
+    /// An invalid template is reported by [`try_build`](Self::try_build).
+    pub fn resource_template<F, Fut, R>(
+        mut self,
+        template: impl Into<ResourceTemplate>,
+        read: F,
+    ) -> Self
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult + 'static,
+    {
+        let seq = self.registry.next_seq();
+        match template_entry(template.into(), read_fn(read), seq) {
+            Ok(entry) => self.registry.templates.push(Arc::new(entry)),
+            Err(e) => self.errors.push(e.to_string()),
+        }
+        self
+    }
+
+    /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
+    /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
+    pub fn resource_provider<L, LFut, F, Fut, R>(mut self, list: L, read: F) -> Self
+    where
+        L: Fn(Context) -> LFut + Send + Sync + 'static,
+        LFut: Future<Output = Result<Vec<schema::Resource>, ServerError>> + Send + 'static,
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult + 'static,
+    {
+        let list = Arc::new(move |ctx| Box::pin(list(ctx)) as crate::tool::BoxFuture<_>);
+        self.registry.providers.push(Arc::new(ProviderEntry {
+            list,
+            read: read_fn(read),
+        }));
+        self
+    }
+
+    /// Registers a prompt and its handler: an async function of the arguments (a
+    /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it).
+    pub fn prompt<F, A, Fut, R>(mut self, prompt: impl Into<Prompt>, handler: F) -> Self
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult + 'static,
+    {
+        let seq = self.registry.next_seq();
+        let entry = prompt_entry(prompt.into(), handler, seq);
+        self.registry
+            .prompts
+            .insert(entry.prompt.name.clone(), Arc::new(entry));
+        self
+    }
+
+    /// Completes the values of a prompt's argument.
+    pub fn prompt_completion<F, Fut, R>(mut self, prompt: &str, argument: &str, complete: F) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion + 'static,
+    {
+        let target = CompletionTarget::Prompt(prompt.to_owned(), argument.to_owned());
+        self.registry
+            .completions
+            .insert(target, complete_fn(complete));
+        self
+    }
+
+    /// Completes the values of a resource template's variable; `uri_template` is the template
+    /// text as registered.
+    pub fn template_completion<F, Fut, R>(
+        mut self,
+        uri_template: &str,
+        variable: &str,
+        complete: F,
+    ) -> Self
+    where
+        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoCompletion + 'static,
+    {
+        let target = CompletionTarget::Template(uri_template.to_owned(), variable.to_owned());
+        self.registry
+            .completions
+            .insert(target, complete_fn(complete));
+        self
+    }
+
+    /// Called when a client sends `notifications/roots/list_changed`.
+    pub fn on_roots_list_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
+        self.on_roots_list_changed = Some(Arc::new(hook));
+        self
+    }
+
+    /// Builds the server, or says which registration was invalid (a bad URI template).
+    pub fn try_build(self) -> Result<Server, ServerError> {
+        if !self.errors.is_empty() {
+            return Err(ServerError::InvalidParams(self.errors.join("; ")));
+        }
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                options: self.options,
+                registry: RwLock::new(self.registry),
+                sessions: Mutex::new(Vec::new()),
+                on_roots_list_changed: self.on_roots_list_changed,
+            }),
+        })
+    }
+
+    /// Builds the server. Panics on an invalid URI template, a programming error that
+    /// [`try_build`](Self::try_build) reports instead.
+    pub fn build(self) -> Server {
+        match self.try_build() {
+            Ok(server) => server,
+            Err(e) => panic!("invalid server definition: {e}"),
+        }
+    }
+}
+
+/// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
+/// own type reads them.
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct UriParams {
+    uri: String,
+}
+
+fn write_list<'a>(
+    key: &str,
+    items: impl Iterator<Item = &'a RawJson>,
+    next_cursor: Option<String>,
+) -> Result<RawJson, ServerError> {
+    let mut out = String::with_capacity(256);
+    out.push_str("{\"");
+    out.push_str(key);
+    out.push_str("\":[");
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(item.get());
+    }
+    out.push(']');
+    if let Some(cursor) = next_cursor {
+        out.push_str(",\"nextCursor\":");
+        out.push_str(&serde_json::to_string(&cursor).map_err(ServerError::handler)?);
+    }
+    out.push('}');
+    RawValue::from_string(out).map_err(ServerError::handler)
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<RawJson, ServerError> {
+    jsonrpc::to_raw(value)
+        .map_err(|e| ServerError::handler(format!("could not encode the result: {e}")))
+}
+
+impl Server {
+    /// Starts building a server with its name and version (its `serverInfo`).
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            options: ServerOptions::default(),
+            registry: Registry::default(),
+            on_roots_list_changed: None,
+            errors: Vec::new(),
+        }
+    }
+
+    /// The server's name.
+    pub fn name(&self) -> &str {
+        &self.inner.info.name
+    }
+
+    /// The server's `serverInfo`.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The server's options.
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+
+    pub(crate) fn versions(&self) -> &[ProtocolVersion] {
+        if self.inner.options.protocol_versions.is_empty() {
+            &ProtocolVersion::HANDSHAKE
+        } else {
+            &self.inner.options.protocol_versions
+        }
+    }
+
+    /// Serves one connection over any transport; returns at once with a handle to it.
+    /// Must be called inside a tokio runtime.
+    pub fn serve<T: Transport>(&self, transport: T) -> RunningSession {
+        let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
+        let session = Arc::new(Session {
+            server: self.clone(),
+            state: state.clone(),
+        });
+        let options = PeerOptions {
+            name: self.inner.info.name.clone(),
+            max_concurrent_requests: self.inner.options.max_concurrent_requests,
+            shutdown_grace: self.inner.options.shutdown_grace,
+            reply_to_invalid: true,
+            ..PeerOptions::default()
+        };
+        let peer = Peer::start(transport, session, options);
+        state.set_peer(peer.clone());
+        let mut sessions = lock(&self.inner.sessions);
+        sessions.retain(|s| s.strong_count() > 0);
+        sessions.push(Arc::downgrade(&state));
+        RunningSession { peer, state }
+    }
+
+    /// Serves the process's stdin and stdout until input ends, in-flight requests are answered
+    /// (within the grace period) and every response is flushed.
+    pub async fn serve_stdio(&self) {
+        let transport = StdioTransport::new(self.inner.options.max_message_size);
+        self.serve(transport).closed().await;
+    }
+
+    fn registry(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
+        self.inner
+            .registry
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn registry_mut(&self) -> std::sync::RwLockWriteGuard<'_, Registry> {
+        self.inner
+            .registry
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(crate) fn capabilities(
+        &self,
+        version: ProtocolVersion,
+    ) -> (ServerCapabilities, Advertised) {
+        let r = self.registry();
+        capabilities_from(
+            !r.tools.is_empty(),
+            !r.resources.is_empty() || !r.templates.is_empty() || !r.providers.is_empty(),
+            !r.prompts.is_empty(),
+            !r.completions.is_empty(),
+            version,
+        )
+    }
+
+    pub(crate) fn initialize_result(
+        &self,
+        version: ProtocolVersion,
+        capabilities: ServerCapabilities,
+    ) -> Result<RawJson, serde_json::Error> {
+        let mut result =
+            InitializeResult::new(version.as_str(), capabilities, self.inner.info.clone());
+        result.instructions = self.inner.instructions.clone();
+        jsonrpc::to_raw(&result)
+    }
+
+    pub(crate) fn on_roots_list_changed(&self) {
+        if let Some(hook) = &self.inner.on_roots_list_changed {
+            hook();
+        }
+    }
+
+    // ---- tools ----
+
+    pub(crate) fn list_tools(&self, params: Option<&RawJson>) -> Result<RawJson, ServerError> {
+        let p: PaginatedParams = crate::session::parse_params(params)?;
+        let mut entries: Vec<Arc<ToolEntry>> = self.registry().tools.values().cloned().collect();
+        entries.sort_by_key(|e| e.seq);
+        let pg = page(
+            entries.len(),
+            p.cursor.as_deref(),
+            self.inner.options.page_size,
+        )?;
+        write_list(
+            "tools",
+            entries[pg.start..pg.end].iter().map(|e| &e.listing),
+            pg.next_cursor,
+        )
+    }
+
+    pub(crate) async fn call_tool(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+        version: ProtocolVersion,
+    ) -> Result<RawJson, ServerError> {
+        let raw = params.map_or("{}", |p| p.get());
+        let p: CallParams<'_> = serde_json::from_str(raw).map_err(|e| {
+            ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
+        })?;
+        let entry = self
+            .registry()
+            .tools
+            .get(p.name.as_ref())
+            .cloned()
+            .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
+        let started =
+            std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(p.arguments, ctx)));
+        let output = match started {
+            Ok(Ok(future)) => match CatchPanic(future).await {
+                Ok(output) => output,
+                Err(panic) => {
+                    tracing::error!(tool = %entry.tool.name, "tool handler panicked: {panic}");
+                    ToolOutput::error(format!("Tool {} failed: {panic}", entry.tool.name))
+                }
+            },
+            Ok(Err(detail)) => {
+                let error = ServerError::InvalidArguments {
+                    tool: entry.tool.name.clone(),
+                    detail,
+                };
+                if version.tool_input_errors_as_results() {
+                    ToolOutput::error(error.to_string())
+                } else {
+                    return Err(error);
+                }
+            }
+            Err(panic) => ToolOutput::error(format!(
+                "Tool {} failed: {}",
+                entry.tool.name,
+                panic_message(panic.as_ref())
+            )),
+        };
+        output
+            .into_raw(version)
+            .map_err(|e| ServerError::handler(format!("could not encode the tool result: {e}")))
+    }
+
+    /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
+    pub fn add_tool<F, A, Fut, R>(&self, tool: impl Into<Tool>, handler: F)
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        {
+            let mut r = self.registry_mut();
+            let seq = r.next_seq();
+            let entry = tool_entry(tool.into(), handler, seq);
+            r.tools.insert(entry.tool.name.clone(), Arc::new(entry));
+        }
+        self.list_changed(ListKind::Tools);
+    }
+
+    /// Removes a tool while the server runs; returns whether it existed.
+    pub fn remove_tool(&self, name: &str) -> bool {
+        let removed = self.registry_mut().tools.remove(name).is_some();
+        if removed {
+            self.list_changed(ListKind::Tools);
+        }
+        removed
+    }
+
+    // ---- resources ----
+
+    pub(crate) async fn list_resources(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+    ) -> Result<RawJson, ServerError> {
+        let p: PaginatedParams = crate::session::parse_params(params)?;
+        let (mut entries, providers) = {
+            let r = self.registry();
+            let entries: Vec<Arc<ResourceEntry>> = r.resources.values().cloned().collect();
+            (entries, r.providers.clone())
+        };
+        entries.sort_by_key(|e| e.seq);
+        let mut items: Vec<RawJson> = entries.iter().map(|e| e.listing.clone()).collect();
+        for provider in providers {
+            for resource in (provider.list)(ctx.clone()).await? {
+                items.push(encode(&resource)?);
+            }
+        }
+        let pg = page(
+            items.len(),
+            p.cursor.as_deref(),
+            self.inner.options.page_size,
+        )?;
+        write_list("resources", items[pg.start..pg.end].iter(), pg.next_cursor)
+    }
+
+    pub(crate) fn list_resource_templates(
+        &self,
+        params: Option<&RawJson>,
+    ) -> Result<RawJson, ServerError> {
+        let p: PaginatedParams = crate::session::parse_params(params)?;
+        let mut entries = self.registry().templates.clone();
+        entries.sort_by_key(|e| e.seq);
+        let pg = page(
+            entries.len(),
+            p.cursor.as_deref(),
+            self.inner.options.page_size,
+        )?;
+        write_list(
+            "resourceTemplates",
+            entries[pg.start..pg.end].iter().map(|e| &e.listing),
+            pg.next_cursor,
+        )
+    }
+
+    pub(crate) async fn read_resource(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+    ) -> Result<RawJson, ServerError> {
+        let UriParams { uri } = crate::session::parse_params(params)?;
+        let (exact, providers, templates) = {
+            let r = self.registry();
+            (
+                r.resources.get(&uri).cloned(),
+                r.providers.clone(),
+                r.templates.clone(),
+            )
+        };
+        if let Some(entry) = exact {
+            let request = ResourceRequest {
+                uri,
+                vars: BTreeMap::new(),
+                mime_type: entry.resource.mime_type.clone(),
+            };
+            return encode(&(entry.read)(request, ctx).await?);
+        }
+        for provider in providers {
+            let request = ResourceRequest {
+                uri: uri.clone(),
+                vars: BTreeMap::new(),
+                mime_type: None,
+            };
+            match (provider.read)(request, ctx.clone()).await {
+                Err(ServerError::ResourceNotFound(_)) => continue,
+                result => return encode(&result?),
+            }
+        }
+        for template in templates {
+            if let Some(vars) = template.parsed.matches(&uri) {
+                let request = ResourceRequest {
+                    uri,
+                    vars,
+                    mime_type: template.template.mime_type.clone(),
+                };
+                return encode(&(template.read)(request, ctx).await?);
+            }
+        }
+        Err(ServerError::ResourceNotFound(uri))
+    }
+
+    /// Adds (or replaces) a static resource while the server runs.
+    pub fn add_resource<F, Fut, R>(&self, resource: impl Into<Resource>, read: F)
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult + 'static,
+    {
+        {
+            let resource = resource.into().0;
+            let mut r = self.registry_mut();
+            let seq = r.next_seq();
+            let entry = ResourceEntry {
+                listing: listing(&resource),
+                resource,
+                read: read_fn(read),
+                seq,
+            };
+            r.resources
+                .insert(entry.resource.uri.clone(), Arc::new(entry));
+        }
+        self.list_changed(ListKind::Resources);
+    }
+
+    /// Removes a static resource while the server runs; returns whether it existed.
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        let removed = self.registry_mut().resources.remove(uri).is_some();
+        if removed {
+            self.list_changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// Adds a resource template while the server runs.
+    pub fn add_resource_template<F, Fut, R>(
+        &self,
+        template: impl Into<ResourceTemplate>,
+        read: F,
+    ) -> Result<(), ServerError>
+    where
+        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoReadResult + 'static,
+    {
+        {
+            let mut r = self.registry_mut();
+            let seq = r.next_seq();
+            let entry = template_entry(template.into(), read_fn(read), seq)?;
+            r.templates
+                .retain(|t| t.template.uri_template != entry.template.uri_template);
+            r.templates.push(Arc::new(entry));
+        }
+        self.list_changed(ListKind::Resources);
+        Ok(())
+    }
+
+    /// Removes a resource template (by its template text); returns whether it existed.
+    pub fn remove_resource_template(&self, uri_template: &str) -> bool {
+        let removed = {
+            let mut r = self.registry_mut();
+            let before = r.templates.len();
+            r.templates
+                .retain(|t| t.template.uri_template != uri_template);
+            r.templates.len() != before
+        };
+        if removed {
+            self.list_changed(ListKind::Resources);
+        }
+        removed
+    }
+
+    /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        let targets: Vec<PeerHandle> = self
+            .live_sessions()
+            .iter()
+            .filter(|s| s.is_subscribed(uri))
+            .filter_map(|s| s.peer().cloned())
+            .collect();
+        let params = jsonrpc::to_raw(&serde_json::json!({ "uri": uri })).ok();
+        spawn_notify(targets, "notifications/resources/updated", params);
+    }
+
+    // ---- prompts ----
+
+    pub(crate) fn list_prompts(&self, params: Option<&RawJson>) -> Result<RawJson, ServerError> {
+        let p: PaginatedParams = crate::session::parse_params(params)?;
+        let mut entries: Vec<Arc<PromptEntry>> =
+            self.registry().prompts.values().cloned().collect();
+        entries.sort_by_key(|e| e.seq);
+        let pg = page(
+            entries.len(),
+            p.cursor.as_deref(),
+            self.inner.options.page_size,
+        )?;
+        write_list(
+            "prompts",
+            entries[pg.start..pg.end].iter().map(|e| &e.listing),
+            pg.next_cursor,
+        )
+    }
+
+    pub(crate) async fn get_prompt(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+    ) -> Result<RawJson, ServerError> {
+        let p: GetPromptParams = crate::session::parse_params(params)?;
+        let entry = self
+            .registry()
+            .prompts
+            .get(&p.name)
+            .cloned()
+            .ok_or_else(|| ServerError::PromptNotFound(p.name.clone()))?;
+        let arguments = p.arguments.unwrap_or_default();
+        if let Some(missing) = entry.missing_argument(&arguments) {
+            return Err(ServerError::MissingArgument {
+                prompt: p.name,
+                argument: missing.to_owned(),
+            });
+        }
+        let future = entry.handler.get(arguments, ctx).map_err(|detail| {
+            ServerError::InvalidParams(format!("Invalid arguments for prompt {}: {detail}", p.name))
+        })?;
+        match CatchPanic(future).await {
+            Ok(result) => encode(&result?),
+            Err(panic) => Err(ServerError::handler(format!(
+                "Prompt {} failed: {panic}",
+                p.name
+            ))),
+        }
+    }
+
+    /// Adds (or replaces) a prompt while the server runs.
+    pub fn add_prompt<F, A, Fut, R>(&self, prompt: impl Into<Prompt>, handler: F)
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult + 'static,
+    {
+        {
+            let mut r = self.registry_mut();
+            let seq = r.next_seq();
+            let entry = prompt_entry(prompt.into(), handler, seq);
+            r.prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
+        }
+        self.list_changed(ListKind::Prompts);
+    }
+
+    /// Removes a prompt while the server runs; returns whether it existed.
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        let removed = self.registry_mut().prompts.remove(name).is_some();
+        if removed {
+            self.list_changed(ListKind::Prompts);
+        }
+        removed
+    }
+
+    // ---- completion ----
+
+    pub(crate) async fn complete(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+    ) -> Result<RawJson, ServerError> {
+        let p: CompleteParams = crate::session::parse_params(params)?;
+        let target = match &p.reference {
+            CompletionReference::Prompt(r) => {
+                if !self.registry().prompts.contains_key(&r.name) {
+                    return Err(ServerError::PromptNotFound(r.name.clone()));
+                }
+                CompletionTarget::Prompt(r.name.clone(), p.argument.name.clone())
+            }
+            CompletionReference::Resource(r) => {
+                let known = self
+                    .registry()
+                    .templates
+                    .iter()
+                    .any(|t| t.template.uri_template == r.uri)
+                    || self.registry().resources.contains_key(&r.uri);
+                if !known {
+                    return Err(ServerError::InvalidParams(format!(
+                        "Unknown resource template: {}",
+                        r.uri
+                    )));
+                }
+                CompletionTarget::Template(r.uri.clone(), p.argument.name.clone())
+            }
+        };
+        let completer = self.registry().completions.get(&target).cloned();
+        let result = match completer {
+            Some(complete) => {
+                let request = CompletionRequest {
+                    argument: p.argument.name,
+                    value: p.argument.value,
+                    context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
+                };
+                complete(request, ctx).await
+            }
+            None => CompleteResult::new(Vec::new()),
+        };
+        encode(&result)
+    }
+
+    // ---- sessions ----
+
+    fn live_sessions(&self) -> Vec<Arc<SessionState>> {
+        let mut sessions = lock(&self.inner.sessions);
+        sessions.retain(|s| {
+            s.upgrade()
+                .is_some_and(|s| !s.peer().is_some_and(|p| p.is_closed()))
+        });
+        sessions.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    fn list_changed(&self, kind: ListKind) {
+        let targets: Vec<PeerHandle> = self
+            .live_sessions()
+            .iter()
+            .filter(|s| s.wants_list_changed(kind))
+            .filter_map(|s| s.peer().cloned())
+            .collect();
+        spawn_notify(targets, kind.method(), None);
+    }
+
+    /// How many connections are being served.
+    pub fn session_count(&self) -> usize {
+        self.live_sessions().len()
+    }
+}
+
+/// Sends a notification to each peer from a task (so callers need not be async).
+fn spawn_notify(targets: Vec<PeerHandle>, method: &'static str, params: Option<RawJson>) {
+    if targets.is_empty() {
+        return;
+    }
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        tracing::warn!("{method} not sent: no tokio runtime");
+        return;
+    };
+    runtime.spawn(async move {
+        for peer in targets {
+            let _ = peer.notify_raw(method, params.clone(), None).await;
+        }
+    });
+}
+
+/// A connection being served: its peer, its negotiated state, and a way to wait for its end.
+#[derive(Clone)]
+pub struct RunningSession {
+    peer: PeerHandle,
+    state: Arc<SessionState>,
+}
+
+impl std::fmt::Debug for RunningSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunningSession")
+            .field("peer", &self.peer)
+            .field("version", &self.state.version())
+            .finish()
+    }
+}
+
+impl RunningSession {
+    /// The peer engine of this connection.
+    pub fn peer(&self) -> &PeerHandle {
+        &self.peer
+    }
+
+    /// The negotiated protocol version, once `initialize` was answered.
+    pub fn protocol_version(&self) -> Option<ProtocolVersion> {
+        self.state.version()
+    }
+
+    /// The client's info, once `initialize` was answered.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.state.client().map(|c| &c.info)
+    }
+
+    /// Sends a log message not tied to a request, subject to the client's log level.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) -> bool {
+        if !self.state.logs(level) {
+            return false;
+        }
+        let Ok(data) = serde_json::to_value(data) else {
+            return false;
+        };
+        self.peer
+            .notify::<LoggingMessage>(&LoggingMessageParams::new(level, data))
+            .await
+            .is_ok()
+    }
+
+    /// Stops reading and shuts the connection down (handlers get the grace period).
+    pub fn close(&self) {
+        self.peer.close();
+    }
+
+    /// Waits until the connection is fully shut down and flushed.
+    pub async fn closed(&self) {
+        self.peer.closed().await
+    }
+}

@@ -1,0 +1,291 @@
+//! One connection to one client: its state in one place (negotiated version, client
+//! capabilities and info, log level, subscriptions, what it was told) and the server's
+//! [`Handler`] for the peer engine, which enforces the lifecycle and routes each method.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
+use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
+use mcp_proto::schema::{
+    ClientCapabilities, Implementation, InitializeParams, LoggingLevel, ServerCapabilities,
+    SetLevelParams,
+};
+use mcp_proto::version::negotiate;
+use mcp_proto::ProtocolVersion;
+use serde::de::DeserializeOwned;
+
+use crate::context::Context;
+use crate::error::ServerError;
+use crate::server::Server;
+
+/// What the client told us in `initialize`.
+#[derive(Debug, Clone)]
+pub(crate) struct ClientSession {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) info: Implementation,
+}
+
+/// Which list-changed notifications a client was promised.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Advertised {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) completions: bool,
+}
+
+/// The kinds of lists that can change at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ListKind {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+impl ListKind {
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => "notifications/tools/list_changed",
+            ListKind::Resources => "notifications/resources/list_changed",
+            ListKind::Prompts => "notifications/prompts/list_changed",
+        }
+    }
+}
+
+/// Per-connection state, in one place.
+pub(crate) struct SessionState {
+    client: OnceLock<ClientSession>,
+    advertised: OnceLock<Advertised>,
+    initialized_notified: AtomicBool,
+    /// The minimum level of log messages sent, as an index into `LoggingLevel::ALL`.
+    log_level: AtomicU8,
+    subscriptions: Mutex<HashSet<String>>,
+    peer: OnceLock<PeerHandle>,
+}
+
+fn level_index(level: LoggingLevel) -> u8 {
+    LoggingLevel::ALL
+        .iter()
+        .position(|l| *l == level)
+        .unwrap_or(0) as u8
+}
+
+impl SessionState {
+    pub(crate) fn new(log_level: LoggingLevel) -> Self {
+        SessionState {
+            client: OnceLock::new(),
+            advertised: OnceLock::new(),
+            initialized_notified: AtomicBool::new(false),
+            log_level: AtomicU8::new(level_index(log_level)),
+            subscriptions: Mutex::new(HashSet::new()),
+            peer: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn client(&self) -> Option<&ClientSession> {
+        self.client.get()
+    }
+
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        self.client.get().map(|c| c.version)
+    }
+
+    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
+        level_index(level) >= self.log_level.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn set_peer(&self, peer: PeerHandle) {
+        let _ = self.peer.set(peer);
+    }
+
+    pub(crate) fn peer(&self) -> Option<&PeerHandle> {
+        self.peer.get()
+    }
+
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+
+    /// Whether this client should hear that `kind` changed.
+    pub(crate) fn wants_list_changed(&self, kind: ListKind) -> bool {
+        let Some(advertised) = self.advertised.get() else {
+            return false;
+        };
+        match kind {
+            ListKind::Tools => advertised.tools,
+            ListKind::Resources => advertised.resources,
+            ListKind::Prompts => advertised.prompts,
+        }
+    }
+
+    fn advertised(&self) -> Advertised {
+        self.advertised.get().copied().unwrap_or_default()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Parses a request's params into their typed form; absent params read as `{}`.
+pub(crate) fn parse_params<T: DeserializeOwned>(
+    params: Option<&RawJson>,
+) -> Result<T, ServerError> {
+    let text = params.map_or("{}", |p| p.get());
+    serde_json::from_str(text)
+        .map_err(|e| ServerError::InvalidParams(format!("Invalid params: {e}")))
+}
+
+/// The server's handler for one connection.
+pub(crate) struct Session {
+    pub(crate) server: Server,
+    pub(crate) state: Arc<SessionState>,
+}
+
+impl Session {
+    async fn route(&self, request: Request, rc: RequestContext) -> Result<RawJson, ServerError> {
+        let method = request.method.as_str();
+        match method {
+            "ping" => return Ok(jsonrpc::empty_object()),
+            "initialize" => return self.initialize(&request, rc.peer()),
+            _ => {}
+        }
+        let Some(version) = self.state.version() else {
+            return Err(ServerError::NotInitialized(request.method));
+        };
+        let advertised = self.state.advertised();
+        let server = &self.server;
+        let params = request.params.as_ref();
+        let ctx = || Context::new(rc.clone(), self.state.clone(), server.clone());
+        match method {
+            "tools/call" if advertised.tools => server.call_tool(params, ctx(), version).await,
+            "tools/list" if advertised.tools => server.list_tools(params),
+            "resources/list" if advertised.resources => server.list_resources(params, ctx()).await,
+            "resources/templates/list" if advertised.resources => {
+                server.list_resource_templates(params)
+            }
+            "resources/read" if advertised.resources => server.read_resource(params, ctx()).await,
+            "resources/subscribe" if advertised.resources => {
+                let p: mcp_proto::schema::SubscribeParams = parse_params(params)?;
+                lock(&self.state.subscriptions).insert(p.uri);
+                Ok(jsonrpc::empty_object())
+            }
+            "resources/unsubscribe" if advertised.resources => {
+                let p: mcp_proto::schema::UnsubscribeParams = parse_params(params)?;
+                lock(&self.state.subscriptions).remove(&p.uri);
+                Ok(jsonrpc::empty_object())
+            }
+            "prompts/list" if advertised.prompts => server.list_prompts(params),
+            "prompts/get" if advertised.prompts => server.get_prompt(params, ctx()).await,
+            "completion/complete" if advertised.completions => server.complete(params, ctx()).await,
+            "logging/setLevel" => {
+                let p: SetLevelParams = parse_params(params)?;
+                self.state
+                    .log_level
+                    .store(level_index(p.level), Ordering::Relaxed);
+                Ok(jsonrpc::empty_object())
+            }
+            _ => Err(ServerError::MethodNotFound(request.method.clone())),
+        }
+    }
+
+    fn initialize(&self, request: &Request, peer: &PeerHandle) -> Result<RawJson, ServerError> {
+        if self.state.client.get().is_some() {
+            return Err(ServerError::AlreadyInitialized);
+        }
+        let params: InitializeParams = parse_params(request.params.as_ref())?;
+        let version = negotiate(&params.protocol_version, self.server.versions());
+        let (capabilities, advertised) = self.server.capabilities(version);
+        let client = ClientSession {
+            version,
+            capabilities: params.capabilities,
+            info: params.client_info,
+        };
+        if self.state.client.set(client).is_err() {
+            return Err(ServerError::AlreadyInitialized);
+        }
+        let _ = self.state.advertised.set(advertised);
+        peer.set_protocol_version(version);
+        tracing::debug!(server = %self.server.name(), "initialized with protocol version {version}");
+        self.server
+            .initialize_result(version, capabilities)
+            .map_err(|e| {
+                ServerError::handler(format!("could not encode the initialize result: {e}"))
+            })
+    }
+}
+
+impl Handler for Session {
+    async fn handle_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> Result<RawJson, ErrorObject> {
+        let version = self.state.version();
+        self.route(request, ctx)
+            .await
+            .map_err(|e| e.to_error_object(version.or(self.state.version())))
+    }
+
+    fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {
+        match notification.method.as_str() {
+            "notifications/initialized" => {
+                self.state
+                    .initialized_notified
+                    .store(true, Ordering::Relaxed);
+            }
+            "notifications/roots/list_changed" => {
+                self.server.on_roots_list_changed();
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Builds the capabilities for a session from what is registered.
+pub(crate) fn capabilities_from(
+    has_tools: bool,
+    has_resources: bool,
+    has_prompts: bool,
+    has_completions: bool,
+    version: ProtocolVersion,
+) -> (ServerCapabilities, Advertised) {
+    use mcp_proto::schema::{PromptsCapability, ResourcesCapability, ToolsCapability};
+    let mut caps = ServerCapabilities {
+        logging: Some(Default::default()),
+        ..Default::default()
+    };
+    if has_tools {
+        caps.tools = Some(ToolsCapability {
+            list_changed: Some(true),
+            ..Default::default()
+        });
+    }
+    if has_resources {
+        caps.resources = Some(ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(true),
+            ..Default::default()
+        });
+    }
+    if has_prompts {
+        caps.prompts = Some(PromptsCapability {
+            list_changed: Some(true),
+            ..Default::default()
+        });
+    }
+    // `completions` exists as a capability from 2025-03-26; 2024-11-05 served it without one.
+    if has_completions && version >= ProtocolVersion::V2025_03_26 {
+        caps.completions = Some(Default::default());
+    }
+    let advertised = Advertised {
+        tools: has_tools,
+        resources: has_resources,
+        prompts: has_prompts,
+        completions: has_completions,
+    };
+    (caps, advertised)
+}
