@@ -191,6 +191,9 @@ pub(crate) fn spawn(
         },
         sink: ChildSink {
             stdin: Some(StreamSink::new(stdin)),
+            exit: exit_rx.clone(),
+            stderr_done: done_rx.clone(),
+            stderr: stderr.clone(),
         },
     };
     let process = ChildProcess::new(
@@ -262,23 +265,48 @@ impl MessageSource for ChildSource {
     }
 }
 
-/// The child's stdin; closing it tells the server to exit.
+/// The child's stdin; closing it tells the server to exit. A write that fails because the
+/// child died reports the child's exit status and stderr, not just "broken pipe".
 pub struct ChildSink {
     stdin: Option<StreamSink<ChildStdin>>,
+    exit: watch::Receiver<Option<ChildExit>>,
+    stderr_done: watch::Receiver<bool>,
+    stderr: StderrRing,
+}
+
+impl ChildSink {
+    async fn explain(&mut self, error: io::Error) -> io::Error {
+        let why = describe_end(
+            &mut self.exit,
+            &mut self.stderr_done,
+            &self.stderr,
+            EXIT_STATUS_WAIT,
+        )
+        .await;
+        io::Error::new(error.kind(), format!("{error}; {why}"))
+    }
 }
 
 impl MessageSink for ChildSink {
     async fn send(&mut self, message: Outgoing) -> io::Result<()> {
-        match &mut self.stdin {
+        let result = match &mut self.stdin {
             Some(stdin) => stdin.send(message).await,
             None => Err(io::Error::new(io::ErrorKind::BrokenPipe, "stdin is closed")),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.explain(e).await),
         }
     }
 
     async fn flush(&mut self) -> io::Result<()> {
-        match &mut self.stdin {
+        let result = match &mut self.stdin {
             Some(stdin) => stdin.flush().await,
             None => Ok(()),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(e) => Err(self.explain(e).await),
         }
     }
 
