@@ -145,11 +145,22 @@ async fn handshake(
         handler.capabilities(),
         options.client_info.clone(),
     );
-    let request = RequestOptions::timeout(clamp_timeout(options.initialize_timeout));
-    let result = peer
-        .request_with::<Initialize>(&params, request)
-        .await
-        .map_err(|e| ClientError::from_peer(name, e))?;
+    // The spec forbids cancelling `initialize`, so its timeout is kept here rather than in the
+    // engine (which would send `notifications/cancelled`): on expiry the connection is closed
+    // first, so the dropped call has nothing left to cancel.
+    let timeout = clamp_timeout(options.initialize_timeout);
+    let call = peer.request_with::<Initialize>(&params, RequestOptions::default());
+    let result = match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result.map_err(|e| ClientError::from_peer(name, e))?,
+        Err(_) => {
+            peer.close();
+            return Err(ClientError::Timeout {
+                server: name.to_owned(),
+                method: Initialize::METHOD.to_owned(),
+                timeout,
+            });
+        }
+    };
     let version =
         version::accept(&result.protocol_version, &ProtocolVersion::HANDSHAKE).map_err(|e| {
             ClientError::UnsupportedVersion {
@@ -311,7 +322,7 @@ impl Client {
     /// Receives the server's notifications (logging, list changes, resource updates, progress)
     /// and restarts. A receiver that falls more than `notification_capacity` behind loses the
     /// oldest events (it sees `RecvError::Lagged`).
-    pub fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+    pub fn notifications(&self) -> broadcast::Receiver<ServerEvent> {
         self.inner.handler.subscribe()
     }
 
@@ -487,15 +498,16 @@ impl Client {
             .await
     }
 
-    /// Asks for `notifications/resources/updated` about `uri` (see [`subscribe`](Self::subscribe)).
-    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+    /// Asks for `notifications/resources/updated` about `uri`; they arrive through
+    /// [`notifications`](Self::notifications) as [`ServerEvent::ResourceUpdated`].
+    pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
         self.send::<Subscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)
     }
 
     /// Stops updates about `uri`.
-    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
         self.send::<Unsubscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)

@@ -13,6 +13,8 @@
 //! # Ok(()) }
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod client;
 pub mod error;
 pub mod handler;

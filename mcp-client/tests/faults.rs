@@ -273,7 +273,7 @@ async fn restart_policy_brings_a_crashed_server_back() {
         .await
         .expect("connect");
     let first = client.pid().expect("pid");
-    let mut events = client.subscribe();
+    let mut events = client.notifications();
     let err = bounded(5, "the crashing call", client.call_tool("crash", json!({})))
         .await
         .expect_err("in-flight calls still fail");
@@ -326,4 +326,37 @@ async fn restart_policy_gives_up_on_a_crash_loop() {
         .parse()
         .unwrap();
     assert_eq!(starts, 3);
+}
+
+async fn echo_env(config: StdioServerConfig) -> serde_json::Value {
+    let client = bounded(10, "connect", Client::spawn_stdio(config, named("env")))
+        .await
+        .expect("connect");
+    let result = client.call_tool("crash", json!({})).await.expect("call");
+    bounded(10, "close", client.close()).await;
+    serde_json::from_str(result.content[0].as_text().expect("text")).expect("json")
+}
+
+#[tokio::test]
+async fn args_env_and_cwd_reach_the_child_without_a_shell() {
+    let dir = temp_dir("env").canonicalize().expect("dir");
+    let mut config = fault("echo-env", None)
+        .with_env("MCP_TEST_VALUE", "a b $HOME")
+        .with_cwd(&dir);
+    config.args.push("$(echo injected)".into());
+    config.args.push("two words".into());
+    let report = echo_env(config.clone()).await;
+    assert_eq!(
+        report["argv"],
+        json!(["echo-env", "$(echo injected)", "two words"])
+    );
+    assert_eq!(report["cwd"], json!(dir.to_string_lossy()));
+    assert_eq!(report["env"]["MCP_TEST_VALUE"], json!("a b $HOME"));
+    // cargo sets CARGO_PKG_NAME for the test process: inherited by default...
+    assert_eq!(report["env"]["CARGO_PKG_NAME"], json!("mcp-client"));
+    // ...and not passed on when the environment is not inherited; PATH still is.
+    let report = echo_env(config.inherit_env(false)).await;
+    assert!(report["env"].get("CARGO_PKG_NAME").is_none(), "{report}");
+    assert!(report["env"].get("PATH").is_some(), "{report}");
+    assert_eq!(report["env"]["MCP_TEST_VALUE"], json!("a b $HOME"));
 }

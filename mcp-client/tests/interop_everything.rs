@@ -163,7 +163,7 @@ async fn tools_resources_prompts_and_callbacks() {
     assert!(text.contains("Paris, TX"), "{text}");
 
     // Logging through the subscription API.
-    let mut events = client.subscribe();
+    let mut events = client.notifications();
     client
         .set_logging_level(LoggingLevel::Debug)
         .await
@@ -183,6 +183,26 @@ async fn tools_resources_prompts_and_callbacks() {
     })
     .await;
     assert!(log.data.to_string().contains("message"), "{log:?}");
+
+    // Resource subscriptions: updates arrive as events.
+    let uri = resources[0].uri.clone();
+    client.subscribe(&uri).await.expect("subscribe");
+    client
+        .call_tool("toggle-subscriber-updates", json!({}))
+        .await
+        .expect("toggle updates");
+    let updated = bounded(10, "a resource update", async {
+        loop {
+            match events.recv().await {
+                Ok(ServerEvent::ResourceUpdated(p)) => break p,
+                Ok(_) => continue,
+                Err(e) => panic!("events: {e}"),
+            }
+        }
+    })
+    .await;
+    assert_eq!(updated.uri, uri);
+    client.unsubscribe(&uri).await.expect("unsubscribe");
 
     client.ping().await.expect("ping");
     let raw = client

@@ -94,7 +94,7 @@ async fn fastmcp_server() {
         .expect("elicitation");
     assert_eq!(text_of(&named), "hello Ada");
 
-    let mut events = client.subscribe();
+    let mut events = client.notifications();
     // FastMCP does not implement logging/setLevel (-32601) but sends log messages anyway.
     let level = client.set_logging_level(LoggingLevel::Info).await;
     assert!(level.is_ok() || level.unwrap_err().rpc_error().map(|e| e.code) == Some(-32601));

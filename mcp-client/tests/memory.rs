@@ -167,7 +167,7 @@ async fn notifications_reach_subscribers() {
     let client = bounded(5, "connect", Client::connect(transport, options()))
         .await
         .expect("connect");
-    let mut events = client.subscribe();
+    let mut events = client.notifications();
     server_peer
         .notify::<ToolListChanged>(&EmptyParams::default())
         .await
