@@ -88,6 +88,13 @@ impl Session {
     }
 }
 
+impl Drop for Session {
+    fn drop(&mut self) {
+        // Stop the engine with the session; a child's process group is killed by its own drop.
+        self.peer.close();
+    }
+}
+
 /// What the server said in the handshake, and the version both sides agreed on.
 #[derive(Clone, Debug)]
 pub struct Handshake {

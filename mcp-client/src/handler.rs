@@ -139,8 +139,26 @@ impl ClientHandler {
         let params: R::Params = request
             .params_as()
             .map_err(|e| ErrorObject::invalid_params(format!("{}: {e}", R::METHOD)))?;
-        let result = f(params).await?;
-        encode(&result)
+        // The callback runs as its own task so that a panic in user code becomes an error
+        // answer instead of a request the server waits on forever; the guard aborts it when
+        // the server cancels the request (this future is dropped).
+        let mut task = AbortOnDrop(tokio::spawn(f(params)));
+        match (&mut task.0).await {
+            Ok(result) => encode(&result?),
+            Err(e) => Err(ErrorObject::internal(format!(
+                "the client's {} handler failed: {e}",
+                R::METHOD
+            ))),
+        }
+    }
+}
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -90,11 +90,17 @@ impl CallOptions {
         } else {
             None
         };
+        // Progress is only tracked for calls that ask for it (a progress token is sent), so
+        // resets need a callback even when the caller has none.
+        let on_progress = match (&self.on_progress, self.reset_timeout_on_progress) {
+            (None, true) => Some(Arc::new(|_: Progress| {}) as ProgressCallback),
+            (callback, _) => callback.clone(),
+        };
         RequestOptions {
             timeout: Some(timeout),
             reset_timeout_on_progress: self.reset_timeout_on_progress,
             max_total_timeout,
-            on_progress: self.on_progress.clone(),
+            on_progress,
             cancel: self.cancel.clone(),
             related: None,
         }
@@ -245,5 +251,6 @@ mod tests {
         }
         .to_request_options(Duration::from_secs(7));
         assert_eq!(o.max_total_timeout, Some(MAX_TIMEOUT));
+        assert!(o.on_progress.is_some(), "resets need a progress token");
     }
 }

@@ -139,7 +139,7 @@ async fn crash_mid_call_fails_calls_at_once() {
     let err = bounded(5, "the crashing call", client.call_tool("crash", json!({})))
         .await
         .expect_err("the server died");
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(started.elapsed() < Duration::from_secs(4));
     let text = err.to_string();
     assert!(matches!(err, ClientError::Closed { .. }), "{text}");
     assert!(text.starts_with("server crashy: "), "{text}");
@@ -199,7 +199,7 @@ async fn sigterm_ignored_is_killed_within_the_bound() {
     let started = Instant::now();
     bounded(5, "close", client.close()).await;
     assert!(
-        started.elapsed() < Duration::from_millis(2500),
+        started.elapsed() < Duration::from_secs(4),
         "{:?}",
         started.elapsed()
     );

@@ -241,7 +241,7 @@ async fn timeout_cancels_and_names_server_method_and_timeout() {
         )
         .await
         .expect_err("must time out");
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(
         err.to_string(),
         "server everything: tools/call timed out after 1s"
@@ -254,9 +254,7 @@ async fn timeout_cancels_and_names_server_method_and_timeout() {
         .call_tool_with(
             "trigger-long-running-operation",
             json!({"duration": 3, "steps": 6}),
-            CallOptions::timeout(Duration::from_secs(1))
-                .reset_on_progress(Duration::from_secs(10))
-                .on_progress(|_| {}),
+            CallOptions::timeout(Duration::from_secs(1)).reset_on_progress(Duration::from_secs(10)),
         )
         .await
         .expect("reset on progress");

@@ -267,3 +267,19 @@ async fn calls_after_close_fail_with_the_server_name() {
         "server fake: connection closed: the client was closed"
     );
 }
+
+#[tokio::test]
+async fn a_panicking_handler_answers_with_an_internal_error() {
+    let (transport, server_peer, _server) = fake("2025-11-25", Some(1));
+    let options = options().with_sampling(|_| async { panic!("the model exploded") });
+    let client = bounded(5, "connect", Client::connect(transport, options))
+        .await
+        .expect("connect");
+    let params = CreateMessageParams::new(vec![SamplingMessage::user_text("hi")], 10);
+    let err = bounded(5, "sampling", server_peer.request::<CreateMessage>(&params))
+        .await
+        .expect_err("the handler panicked");
+    assert_eq!(err.rpc_error().map(|e| e.code), Some(-32603), "{err}");
+    client.ping().await.expect("the client still works");
+    client.close().await;
+}
