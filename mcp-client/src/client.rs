@@ -588,17 +588,24 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
         let Some(strong) = inner.upgrade() else {
             return;
         };
-        if strong.closing.load(Ordering::Acquire) {
-            return;
-        }
-        let old = strong.state.send_replace(State::Restarting);
-        let mut last = format!("{} stopped", strong.name);
-        if let State::Ready(session) = old {
-            if let Some(child) = &session.child {
-                last = child.describe_end(Duration::from_secs(1)).await;
-                child.shutdown().await;
+        // Only a live session is replaced: once `close` has set `Closed`, that state stays.
+        let mut old = None;
+        strong.state.send_if_modified(|state| match state {
+            State::Ready(_) => {
+                old = Some(std::mem::replace(state, State::Restarting));
+                true
             }
+            _ => false,
+        });
+        let Some(State::Ready(session)) = old else {
+            return;
+        };
+        let mut last = format!("{} stopped", strong.name);
+        if let Some(child) = &session.child {
+            last = child.describe_end(Duration::from_secs(1)).await;
+            child.shutdown().await;
         }
+        drop(session);
         tracing::warn!(server = %strong.name, "server died: {last}");
         drop(strong);
         if started.elapsed() >= policy.stable_after {
@@ -632,14 +639,23 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
                 open_stdio(config, ring, &strong.name, &strong.options, &strong.handler).await;
             match opened {
                 Ok((session, handshake)) => {
-                    if strong.closing.load(Ordering::Acquire) {
+                    peer = session.peer.clone();
+                    let session = Arc::new(session);
+                    *strong.handshake.lock().unwrap_or_else(|p| p.into_inner()) =
+                        Arc::new(handshake);
+                    let installed = strong.state.send_if_modified(|state| {
+                        if matches!(state, State::Restarting) {
+                            *state = State::Ready(session.clone());
+                            true
+                        } else {
+                            false
+                        }
+                    });
+                    if !installed {
+                        // Closed while we were starting it.
                         session.shutdown().await;
                         return;
                     }
-                    peer = session.peer.clone();
-                    *strong.handshake.lock().unwrap_or_else(|p| p.into_inner()) =
-                        Arc::new(handshake);
-                    strong.state.send_replace(State::Ready(Arc::new(session)));
                     tracing::info!(server = %strong.name, attempt, "server restarted");
                     strong.handler.publish(ServerEvent::Restarted { attempt });
                     started = Instant::now();

@@ -360,3 +360,24 @@ async fn args_env_and_cwd_reach_the_child_without_a_shell() {
     assert!(report["env"].get("PATH").is_some(), "{report}");
     assert_eq!(report["env"]["MCP_TEST_VALUE"], json!("a b $HOME"));
 }
+
+#[tokio::test]
+async fn close_during_restart_backoff_starts_nothing() {
+    let dir = temp_dir("close-restart");
+    let counter = dir.join("starts");
+    let policy = RestartPolicy {
+        initial_backoff: Duration::from_millis(500),
+        ..quick_restarts(3)
+    };
+    let config = fault("crash-loop", Some(&counter)).with_restart(policy);
+    let client = bounded(10, "connect", Client::spawn_stdio(config, named("closing")))
+        .await
+        .expect("connect");
+    let _ = bounded(5, "the crashing call", client.call_tool("crash", json!({}))).await;
+    bounded(10, "close", client.close()).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let starts = std::fs::read_to_string(&counter).expect("counter");
+    assert_eq!(starts.trim(), "1", "a server was started after close");
+    let err = client.ping().await.expect_err("closed");
+    assert!(err.to_string().contains("the client was closed"), "{err}");
+}
