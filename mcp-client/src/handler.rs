@@ -1,0 +1,226 @@
+//! The client's side of the peer: server-to-client requests go to the user's callbacks
+//! (sampling, roots, elicitation), notifications go to subscribers through a bounded broadcast
+//! channel. A capability is declared only when its callback exists; a request without one
+//! gets -32601.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
+use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
+use mcp_proto::schema::{
+    ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
+    ElicitParams, ElicitResult, ElicitationCapability, EmptyResult, ListRoots, ListRootsResult,
+    LoggingMessage, LoggingMessageParams, NotificationType, Progress, ProgressParams,
+    PromptListChanged, RequestType, ResourceListChanged, ResourceUpdated, ResourceUpdatedParams,
+    RootsCapability, SamplingCapability, ToolListChanged,
+};
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+/// The future a server-to-client callback returns.
+pub type HandlerFuture<T> = Pin<Box<dyn Future<Output = Result<T, ErrorObject>> + Send>>;
+/// Answers `sampling/createMessage`.
+pub type SamplingHandler =
+    Arc<dyn Fn(CreateMessageParams) -> HandlerFuture<CreateMessageResult> + Send + Sync>;
+/// Answers `roots/list`.
+pub type RootsHandler = Arc<dyn Fn() -> HandlerFuture<ListRootsResult> + Send + Sync>;
+/// Answers `elicitation/create`.
+pub type ElicitationHandler =
+    Arc<dyn Fn(ElicitParams) -> HandlerFuture<ElicitResult> + Send + Sync>;
+
+/// The user's handlers for the requests a server may send us.
+#[derive(Clone, Default)]
+pub(crate) struct Callbacks {
+    pub(crate) sampling: Option<SamplingHandler>,
+    pub(crate) roots: Option<RootsHandler>,
+    pub(crate) elicitation: Option<ElicitationHandler>,
+}
+
+impl fmt::Debug for Callbacks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Callbacks")
+            .field("sampling", &self.sampling.is_some())
+            .field("roots", &self.roots.is_some())
+            .field("elicitation", &self.elicitation.is_some())
+            .finish()
+    }
+}
+
+impl Callbacks {
+    /// The capabilities these callbacks allow us to declare, and no others.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        ClientCapabilities {
+            sampling: self
+                .sampling
+                .as_ref()
+                .map(|_| SamplingCapability::default()),
+            roots: self.roots.as_ref().map(|_| RootsCapability {
+                list_changed: Some(true),
+                ..Default::default()
+            }),
+            elicitation: self
+                .elicitation
+                .as_ref()
+                .map(|_| ElicitationCapability::default()),
+            ..Default::default()
+        }
+    }
+}
+
+/// Something the server told us, or something that happened to the connection.
+#[derive(Clone, Debug)]
+pub enum ServerEvent {
+    /// `notifications/message`: a log entry.
+    Log(LoggingMessageParams),
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/updated`: a subscribed resource changed.
+    ResourceUpdated(ResourceUpdatedParams),
+    /// `notifications/progress` (also delivered to the call's own progress callback).
+    Progress(ProgressParams),
+    /// Any other notification, raw.
+    Other {
+        /// Its method.
+        method: String,
+        /// Its params, if any.
+        params: Option<serde_json::Value>,
+    },
+    /// The server process died and was started again and re-initialized (restart policy);
+    /// its lists may have changed.
+    Restarted {
+        /// How many restarts in a row this was.
+        attempt: u32,
+    },
+}
+
+/// The peer handler of a client: callbacks for requests, a broadcast for notifications.
+pub(crate) struct ClientHandler {
+    server: String,
+    callbacks: Callbacks,
+    events: broadcast::Sender<ServerEvent>,
+}
+
+impl ClientHandler {
+    pub(crate) fn new(server: String, callbacks: Callbacks, capacity: usize) -> Self {
+        let (events, _) = broadcast::channel(capacity.max(1));
+        ClientHandler {
+            server,
+            callbacks,
+            events,
+        }
+    }
+
+    /// The capabilities we declare: one per callback that exists.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        self.callbacks.capabilities()
+    }
+
+    /// A new receiver of server events.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.events.subscribe()
+    }
+
+    /// Publishes an event; nobody listening is fine.
+    pub(crate) fn publish(&self, event: ServerEvent) {
+        let _ = self.events.send(event);
+    }
+
+    async fn serve<R: RequestType>(
+        request: &Request,
+        f: impl FnOnce(R::Params) -> HandlerFuture<R::Result>,
+    ) -> Result<RawJson, ErrorObject> {
+        let params: R::Params = request
+            .params_as()
+            .map_err(|e| ErrorObject::invalid_params(format!("{}: {e}", R::METHOD)))?;
+        // The callback runs as its own task so that a panic in user code becomes an error
+        // answer instead of a request the server waits on forever; the guard aborts it when
+        // the server cancels the request (this future is dropped).
+        let mut task = AbortOnDrop(tokio::spawn(f(params)));
+        match (&mut task.0).await {
+            Ok(result) => encode(&result?),
+            Err(e) => Err(ErrorObject::internal(format!(
+                "the client's {} handler failed: {e}",
+                R::METHOD
+            ))),
+        }
+    }
+}
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+fn encode<T: Serialize>(value: &T) -> Result<RawJson, ErrorObject> {
+    jsonrpc::to_raw(value).map_err(ErrorObject::internal)
+}
+
+fn decode<N: NotificationType>(n: &Notification) -> Option<N::Params> {
+    n.params_as::<N::Params>().ok()
+}
+
+impl Handler for ClientHandler {
+    async fn handle_request(
+        &self,
+        request: Request,
+        _ctx: RequestContext,
+    ) -> Result<RawJson, ErrorObject> {
+        let callbacks = &self.callbacks;
+        match (request.method.as_str(), callbacks) {
+            ("ping", _) => encode(&EmptyResult::default()),
+            (
+                CreateMessage::METHOD,
+                Callbacks {
+                    sampling: Some(f), ..
+                },
+            ) => Self::serve::<CreateMessage>(&request, |p| f(p)).await,
+            (ListRoots::METHOD, Callbacks { roots: Some(f), .. }) => {
+                Self::serve::<ListRoots>(&request, |_| f()).await
+            }
+            (
+                Elicit::METHOD,
+                Callbacks {
+                    elicitation: Some(f),
+                    ..
+                },
+            ) => Self::serve::<Elicit>(&request, |p| f(p)).await,
+            (method, _) => {
+                tracing::debug!(server = %self.server, "no handler for server request {method}");
+                Err(ErrorObject::method_not_found(method))
+            }
+        }
+    }
+
+    fn handle_notification(&self, n: Notification, _peer: &PeerHandle) {
+        let event = match n.method.as_str() {
+            LoggingMessage::METHOD => decode::<LoggingMessage>(&n).map(ServerEvent::Log),
+            ToolListChanged::METHOD => Some(ServerEvent::ToolsListChanged),
+            ResourceListChanged::METHOD => Some(ServerEvent::ResourcesListChanged),
+            PromptListChanged::METHOD => Some(ServerEvent::PromptsListChanged),
+            ResourceUpdated::METHOD => {
+                decode::<ResourceUpdated>(&n).map(ServerEvent::ResourceUpdated)
+            }
+            Progress::METHOD => decode::<Progress>(&n).map(ServerEvent::Progress),
+            _ => None,
+        };
+        let event = event.unwrap_or_else(|| ServerEvent::Other {
+            params: n
+                .params
+                .as_ref()
+                .and_then(|p| serde_json::from_str(p.get()).ok()),
+            method: n.method,
+        });
+        self.publish(event);
+    }
+}
