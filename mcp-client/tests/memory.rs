@@ -247,8 +247,7 @@ async fn lists_follow_cursors_up_to_the_bound() {
     client.close().await;
 
     let (transport, _peer, _server) = fake("2025-11-25", None);
-    let mut options = options();
-    options.max_list_pages = 5;
+    let options = options().with_max_list_pages(5);
     let client = bounded(5, "connect", Client::connect(transport, options))
         .await
         .expect("connect");
