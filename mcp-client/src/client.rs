@@ -157,7 +157,8 @@ async fn handshake(
     // first, so the dropped call has nothing left to cancel.
     let timeout = clamp_timeout(options.initialize_timeout);
     let call = peer.request_with::<Initialize>(&params, RequestOptions::default());
-    let result = match tokio::time::timeout(timeout, call).await {
+    tokio::pin!(call);
+    let result = match tokio::time::timeout(timeout, &mut call).await {
         Ok(result) => result.map_err(|e| ClientError::from_peer(name, e))?,
         Err(_) => {
             peer.close();

@@ -173,6 +173,18 @@ impl ClientOptions {
         self
     }
 
+    /// Sets how many pages `list_*` follows before failing.
+    pub fn with_max_list_pages(mut self, pages: usize) -> Self {
+        self.max_list_pages = pages;
+        self
+    }
+
+    /// Sets how far a notification subscriber may fall behind before it loses events.
+    pub fn with_notification_capacity(mut self, capacity: usize) -> Self {
+        self.notification_capacity = capacity;
+        self
+    }
+
     /// Sets who we say we are in `initialize`.
     pub fn with_client_info(mut self, info: Implementation) -> Self {
         self.client_info = info;

@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use common::{bounded, node_modules};
 use mcp_client::{CallOptions, Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
-use mcp_proto::schema::{CreateMessageResult, ListRootsResult, LoggingLevel, Root};
+use mcp_proto::schema::{
+    CompleteParams, CompletionReference, CreateMessageResult, ListRootsResult, LoggingLevel, Root,
+};
 use mcp_proto::ProtocolVersion;
 use serde_json::json;
 
@@ -162,6 +164,17 @@ async fn tools_resources_prompts_and_callbacks() {
     let text = serde_json::to_string(&prompt.messages).unwrap();
     assert!(text.contains("Paris, TX"), "{text}");
 
+    // Completion of a prompt argument.
+    let completion = client
+        .complete(CompleteParams::new(
+            CompletionReference::prompt("completable-prompt"),
+            "department",
+            "S",
+        ))
+        .await
+        .expect("complete");
+    assert_eq!(completion.completion.values, ["Sales", "Support"]);
+
     // Logging through the subscription API.
     let mut events = client.notifications();
     client
@@ -305,4 +318,60 @@ async fn pinned_old_version_is_negotiated() {
     assert!(!tools.iter().any(|t| t.name == "trigger-sampling-request"));
     assert_eq!(client.name(), "node");
     bounded(10, "close", client.close()).await;
+}
+
+/// The pids of every process in process group `pgid`, from /proc.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let (_, rest) = s.rsplit_once(')')?;
+                    let fields: Vec<&str> = rest.split_whitespace().collect();
+                    // state ppid pgrp ...; zombies have ended already.
+                    (fields.first() != Some(&"Z")).then(|| fields.get(2)?.parse::<i32>().ok())?
+                })
+                == Some(pgid)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn npx_and_its_node_grandchild_end_with_close() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let Some(dir) = modules.parent() else { return };
+    let config = StdioServerConfig::new("npx", ["--no-install", "mcp-server-everything", "stdio"])
+        .with_cwd(dir);
+    let client = bounded(
+        60,
+        "connect",
+        Client::spawn_stdio(config, ClientOptions::new()),
+    )
+    .await
+    .expect("connect through npx");
+    assert_eq!(client.name(), "npx");
+    client.ping().await.expect("ping");
+    let pgid = client.pid().expect("pid") as i32;
+    let members = group_members(pgid);
+    assert!(
+        members.len() >= 2,
+        "npx should have started node: {members:?}"
+    );
+    bounded(10, "close", client.close()).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !group_members(pgid).is_empty() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        group_members(pgid),
+        Vec::<i32>::new(),
+        "processes left behind"
+    );
 }

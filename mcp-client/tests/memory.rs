@@ -24,16 +24,21 @@ struct FakeServer {
     version: String,
     pages: Option<usize>,
     seen: Mutex<Option<InitializeParams>>,
+    /// Set when a `slow` request was cancelled by the client.
+    cancelled: std::sync::atomic::AtomicBool,
+    /// The notifications the server received, by method.
+    notifications: Mutex<Vec<String>>,
 }
 
 impl Handler for FakeServer {
     async fn handle_request(
         &self,
         request: Request,
-        _ctx: RequestContext,
+        ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
         let raw = |v: serde_json::Value| jsonrpc::to_raw(&v).map_err(ErrorObject::internal);
         match request.method.as_str() {
+            "initialize" if self.version == "hang" => std::future::pending().await,
             "initialize" => {
                 let params: InitializeParams =
                     request.params_as().map_err(ErrorObject::invalid_params)?;
@@ -63,8 +68,24 @@ impl Handler for FakeServer {
                 jsonrpc::to_raw(&result).map_err(ErrorObject::internal)
             }
             "ping" => raw(serde_json::json!({})),
+            "slow" => {
+                // The engine drops this future when the client cancels; the guard notices.
+                struct SetOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+                impl Drop for SetOnDrop<'_> {
+                    fn drop(&mut self) {
+                        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                }
+                let _guard = SetOnDrop(&self.cancelled);
+                ctx.cancellation().cancelled().await;
+                Err(ErrorObject::internal("cancelled"))
+            }
             m => Err(ErrorObject::method_not_found(m)),
         }
+    }
+
+    fn handle_notification(&self, n: mcp_proto::jsonrpc::Notification, _peer: &PeerHandle) {
+        self.notifications.lock().unwrap().push(n.method);
     }
 }
 
@@ -81,8 +102,14 @@ fn fake(
         version: version.into(),
         pages,
         seen: Mutex::new(None),
+        cancelled: Default::default(),
+        notifications: Mutex::new(Vec::new()),
     });
-    let peer = Peer::start(server_end, server.clone(), PeerOptions::default());
+    let peer_options = PeerOptions {
+        shutdown_grace: std::time::Duration::from_millis(100),
+        ..Default::default()
+    };
+    let peer = Peer::start(server_end, server.clone(), peer_options);
     (client_end, peer, server)
 }
 
@@ -220,8 +247,7 @@ async fn lists_follow_cursors_up_to_the_bound() {
     client.close().await;
 
     let (transport, _peer, _server) = fake("2025-11-25", None);
-    let mut options = options();
-    options.max_list_pages = 5;
+    let options = options().with_max_list_pages(5);
     let client = bounded(5, "connect", Client::connect(transport, options))
         .await
         .expect("connect");
@@ -281,5 +307,64 @@ async fn a_panicking_handler_answers_with_an_internal_error() {
         .expect_err("the handler panicked");
     assert_eq!(err.rpc_error().map(|e| e.code), Some(-32603), "{err}");
     client.ping().await.expect("the client still works");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_timeout_sends_cancelled_and_names_server_method_and_timeout() {
+    let (transport, _peer, server) = fake("2025-11-25", Some(1));
+    let client = bounded(5, "connect", Client::connect(transport, options()))
+        .await
+        .expect("connect");
+    let err = bounded(
+        5,
+        "slow",
+        client.request(
+            "slow",
+            None,
+            mcp_client::CallOptions::timeout(std::time::Duration::from_millis(10)),
+        ),
+    )
+    .await
+    .expect_err("times out");
+    // 10 ms is clamped to the 1 s minimum.
+    assert_eq!(err.to_string(), "server fake: slow timed out after 1s");
+    bounded(5, "the server sees the cancellation", async {
+        while !server.cancelled.load(std::sync::atomic::Ordering::SeqCst) {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    client.close().await;
+}
+
+#[tokio::test]
+async fn initialize_timeout_closes_without_cancelling_initialize() {
+    let (transport, server_peer, server) = fake("hang", None);
+    let options = options().with_initialize_timeout(std::time::Duration::from_secs(1));
+    let err = bounded(5, "connect", Client::connect(transport, options))
+        .await
+        .expect_err("never answered");
+    assert_eq!(
+        err.to_string(),
+        "server fake: initialize timed out after 1s"
+    );
+    bounded(5, "the server sees the end", server_peer.closed()).await;
+    let seen = server.notifications.lock().unwrap().clone();
+    assert!(
+        seen.is_empty(),
+        "the spec forbids cancelling initialize: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_handshake_sends_initialized() {
+    let (transport, _server_peer, server) = fake("2025-11-25", Some(1));
+    let client = bounded(5, "connect", Client::connect(transport, options()))
+        .await
+        .expect("connect");
+    client.ping().await.expect("ping");
+    let seen = server.notifications.lock().unwrap().clone();
+    assert_eq!(seen, ["notifications/initialized"]);
     client.close().await;
 }
