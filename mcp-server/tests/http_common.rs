@@ -322,6 +322,20 @@ impl SseReader {
         }
     }
 
+    /// Raw bytes that arrive within `d` (events are not parsed).
+    pub async fn raw_for(&mut self, d: Duration) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let deadline = tokio::time::Instant::now() + d;
+        while let Ok(Ok(n)) = tokio::time::timeout_at(deadline, self.tcp.read(&mut chunk)).await {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+        out
+    }
+
     /// The next event carrying data (skips priming events).
     pub async fn next_message(&mut self) -> Option<(Option<String>, Value)> {
         loop {

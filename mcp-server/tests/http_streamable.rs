@@ -749,3 +749,61 @@ async fn graceful_shutdown_finishes_in_flight_requests() {
         "no longer accepting"
     );
 }
+
+#[tokio::test]
+async fn quiet_long_calls_switch_to_resumable_sse() {
+    let server = start(HttpConfig {
+        sse_after: Some(Duration::from_millis(50)),
+        sse_close_after: Some(Duration::from_millis(100)),
+        ..HttpConfig::default()
+    })
+    .await;
+    let addr = server.local_addr();
+    let id = open_session(addr, V).await;
+    let mut headers: Vec<(&str, &str)> = POST_HEADERS.to_vec();
+    headers.extend([("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", V)]);
+    // A fast call still gets JSON.
+    let fast = call(20, "echo", json!({"text": "quick"})).to_string();
+    let r = request(addr, "POST", "/mcp", &headers, fast.as_bytes()).await;
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    // A slow, silent call gets a priming event, then the connection closes; GET resumes it.
+    let slow = call(21, "slow", json!({"ms": 400})).to_string();
+    let mut stream = SseReader::open(addr, "POST", "/mcp", &headers, slow.as_bytes()).await;
+    assert_eq!(stream.header("content-type"), Some("text/event-stream"));
+    let priming = stream.next().await.expect("priming");
+    assert!(priming.data.is_empty());
+    let last = priming.id.expect("priming id");
+    assert!(stream.next().await.is_none(), "closed early");
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", V),
+        ("Last-Event-ID", last.as_str()),
+    ];
+    let mut resumed = SseReader::open(addr, "GET", "/mcp", &get, b"").await;
+    let (_, result) = resumed.next_message().await.expect("result");
+    assert_eq!(result["id"], 21);
+    assert_eq!(result["result"]["content"][0]["text"], "slept");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn quiet_streams_get_keep_alive_comments() {
+    let server = start(HttpConfig {
+        sse_keep_alive: Some(Duration::from_millis(50)),
+        ..HttpConfig::default()
+    })
+    .await;
+    let addr = server.local_addr();
+    let id = open_session(addr, V).await;
+    let headers = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", id.as_str()),
+    ];
+    let mut stream = SseReader::open(addr, "GET", "/mcp", &headers, b"").await;
+    let raw = stream.raw_for(Duration::from_millis(300)).await;
+    let text = String::from_utf8_lossy(&raw);
+    assert!(text.matches(": keep-alive").count() >= 2, "{text}");
+    server.shutdown().await;
+}

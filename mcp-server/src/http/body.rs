@@ -87,6 +87,7 @@ struct SseBody {
     cursor: u64,
     preamble: Option<Bytes>,
     close_after: Option<Pin<Box<tokio::time::Sleep>>>,
+    keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
     _attached: AttachGuard,
 }
 
@@ -109,7 +110,20 @@ impl SseBody {
         {
             Next::Data(bytes) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
             Next::End => Poll::Ready(None),
-            Next::Pending => Poll::Pending,
+            Next::Pending => {
+                // A comment now and then: a dead client shows up as a failed write, so its
+                // stream is released instead of pinning the session forever.
+                if let Some((every, sleep)) = &mut self.keep_alive {
+                    if sleep.as_mut().poll(cx).is_ready() {
+                        let next = tokio::time::Instant::now() + *every;
+                        sleep.as_mut().reset(next);
+                        return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(
+                            b": keep-alive\n\n",
+                        )))));
+                    }
+                }
+                Poll::Pending
+            }
         }
     }
 }
@@ -135,6 +149,8 @@ pub(crate) struct SseStart {
     pub close_after: Option<Duration>,
     /// A first event written before anything else (the legacy `endpoint` event).
     pub first: Option<Bytes>,
+    /// Send an SSE comment after this long without traffic.
+    pub keep_alive: Option<Duration>,
 }
 
 /// A `200 text/event-stream` response reading `stream` from `cursor` on.
@@ -162,6 +178,9 @@ pub(crate) fn sse_response(
         cursor,
         preamble: (!pre.is_empty()).then(|| pre.freeze()),
         close_after: start.close_after.map(|d| Box::pin(tokio::time::sleep(d))),
+        keep_alive: start
+            .keep_alive
+            .map(|d| (d, Box::pin(tokio::time::sleep(d)))),
         _attached: session.attach(),
     };
     let mut response = Response::new(ResponseBody(Inner::Sse(body)));

@@ -70,6 +70,7 @@ pub(crate) fn open(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseB
             prime: false,
             close_after: None,
             first: Some(first.freeze()),
+            keep_alive: app.config.sse_keep_alive,
         },
     )
 }

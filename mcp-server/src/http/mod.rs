@@ -123,9 +123,16 @@ pub struct HttpConfig {
     /// The `retry` the server asks clients to wait before reconnecting (default 1 s);
     /// sent with the priming event to 2025-11-25 clients.
     pub sse_retry: Option<Duration>,
+    /// Answer a request with SSE (priming event first) when the handler has sent nothing for
+    /// this long, so a long call becomes resumable (2025-11-25 clients; default: never, the
+    /// answer waits and goes out as JSON).
+    pub sse_after: Option<Duration>,
     /// Close an SSE connection after this long without ending its stream, so the client polls
     /// by resuming with `Last-Event-ID` (2025-11-25 clients only; default: never).
     pub sse_close_after: Option<Duration>,
+    /// Send an SSE comment on a quiet stream this often (default 15 s), so dead clients are
+    /// noticed and their streams released.
+    pub sse_keep_alive: Option<Duration>,
     /// DNS-rebinding protection: `None` (default) turns it on for loopback binds only.
     pub dns_rebinding_protection: Option<bool>,
     /// Allowed `Host` values (`name` for any port, or `name:port`); empty: the loopback names.
@@ -154,7 +161,9 @@ impl Default for HttpConfig {
             standalone_stream: true,
             replay_buffer: 64,
             sse_retry: Some(Duration::from_secs(1)),
+            sse_after: None,
             sse_close_after: None,
+            sse_keep_alive: Some(Duration::from_secs(15)),
             dns_rebinding_protection: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -228,12 +237,12 @@ impl HttpServer {
 }
 
 /// Binds `addr` and serves MCP over HTTP, one session per client via `factory`.
-pub async fn bind<A: ToSocketAddrs + std::fmt::Display>(
+pub async fn bind<A: ToSocketAddrs + std::fmt::Debug>(
     addr: A,
     config: HttpConfig,
     factory: impl SessionFactory,
 ) -> Result<HttpServer, HttpError> {
-    let shown = addr.to_string();
+    let shown = format!("{addr:?}");
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|source| HttpError::Bind {

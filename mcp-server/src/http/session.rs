@@ -246,6 +246,14 @@ impl Session {
         }
     }
 
+    /// Makes a POST stream resumable after it was switched to SSE from outside the sink.
+    pub(crate) fn retain_stream(&self, stream: &Arc<Stream>) {
+        let mut state = lock(&self.state);
+        if !state.closed {
+            self.retain(&mut state, stream);
+        }
+    }
+
     /// Drops a finished stream whose every event has been delivered.
     pub(crate) fn forget_stream(&self, id: u64) {
         if id != STANDALONE {
@@ -543,6 +551,16 @@ impl Stream {
             inner.events.pop_front();
         }
         became
+    }
+
+    /// Turns a stream that has sent nothing yet into SSE; false if it was already decided.
+    pub(crate) fn force_sse(&self) -> bool {
+        let mut inner = lock(&self.inner);
+        if matches!(inner.mode, Mode::Undecided) && !inner.done {
+            inner.mode = Mode::Sse;
+            return true;
+        }
+        false
     }
 
     /// Waits for the first outcome of a POST: its JSON answer, or SSE.

@@ -295,7 +295,23 @@ async fn deliver(
         routes: &shape.requests,
         armed: true,
     };
-    let reply = stream.first_reply().await;
+    let resumable = session.kind() == SessionKind::Streamable;
+    let switch_after = app
+        .config
+        .sse_after
+        .filter(|_| resumable && version >= ProtocolVersion::V2025_11_25);
+    let reply = match switch_after {
+        None => stream.first_reply().await,
+        Some(after) => match tokio::time::timeout(after, stream.first_reply()).await {
+            Ok(reply) => reply,
+            Err(_) => {
+                if stream.force_sse() {
+                    session.retain_stream(&stream);
+                }
+                stream.first_reply().await
+            }
+        },
+    };
     waiting.armed = false;
     match reply {
         Reply::Json(bytes) => body::json(StatusCode::OK, bytes).into(),
@@ -304,7 +320,6 @@ async fn deliver(
             let Some((generation, cursor)) = stream.connect(None, false) else {
                 return Response::from(session_not_found()).into();
             };
-            let resumable = session.kind() == SessionKind::Streamable;
             let start = sse_start(app, version, resumable);
             Outcome {
                 response: body::sse_response(session, stream.clone(), generation, cursor, start),
@@ -322,6 +337,7 @@ fn sse_start(app: &App, version: ProtocolVersion, resumable: bool) -> SseStart {
         prime: polling,
         close_after: app.config.sse_close_after.filter(|_| polling),
         first: None,
+        keep_alive: app.config.sse_keep_alive,
     }
 }
 
