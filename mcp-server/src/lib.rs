@@ -30,6 +30,7 @@
 pub mod completion;
 pub mod context;
 pub mod error;
+pub mod http;
 mod pagination;
 pub mod prompt;
 pub mod resource;

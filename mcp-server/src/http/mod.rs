@@ -1,0 +1,432 @@
+//! MCP over HTTP on hyper 1.x: Streamable HTTP (2025-03-26 … 2025-11-25) at one endpoint
+//! (default `/mcp`), and the legacy HTTP+SSE transport (2024-11-05) at `/sse` + `/messages`,
+//! both on one port.
+//!
+//! The HTTP layer knows nothing of what the server does: for every new session it calls a
+//! [`SessionFactory`] with an [`HttpSessionTransport`], and whatever runs on that transport
+//! (a `Peer` with a handler, a `Server`) answers the messages.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_server::http::HttpError> {
+//! use std::sync::Arc;
+//! use mcp_proto::peer::{Peer, PeerOptions};
+//! # struct MyHandler;
+//! # impl mcp_proto::peer::Handler for MyHandler {
+//! #     async fn handle_request(&self, _: mcp_proto::jsonrpc::Request, _: mcp_proto::peer::RequestContext)
+//! #         -> Result<mcp_proto::jsonrpc::RawJson, mcp_proto::jsonrpc::ErrorObject> { Ok(mcp_proto::jsonrpc::empty_object()) }
+//! # }
+//! let handler = Arc::new(MyHandler);
+//! let server = mcp_server::http::bind(
+//!     "127.0.0.1:8080",
+//!     mcp_server::http::HttpConfig::default(),
+//!     move |transport| Peer::start(transport, handler.clone(), PeerOptions::default()),
+//! )
+//! .await?;
+//! println!("listening on {}", server.local_addr());
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+mod body;
+mod legacy_sse;
+mod security;
+mod session;
+mod streamable;
+
+use std::any::Any;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, ALLOW};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, ToSocketAddrs};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+pub use body::ResponseBody;
+pub use security::{AuthConfig, AuthError, TokenValidator, PROTECTED_RESOURCE_PATH};
+pub use session::{HttpSessionTransport, HttpSink, HttpSource};
+
+use security::HostGuard;
+use session::{Session, SessionTable};
+
+/// Why the HTTP server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// Binding the listening socket failed.
+    #[error("cannot bind {addr}: {source}")]
+    Bind {
+        /// The address as given.
+        addr: String,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The listener's local address could not be read.
+    #[error("cannot read the listening address: {0}")]
+    LocalAddr(std::io::Error),
+    /// The configuration is inconsistent.
+    #[error("invalid HTTP configuration: {0}")]
+    Config(String),
+}
+
+/// Legacy HTTP+SSE (2024-11-05) endpoint paths.
+#[derive(Clone, Debug)]
+pub struct LegacySseConfig {
+    /// Where GET opens the SSE stream (default `/sse`).
+    pub sse_path: String,
+    /// Where the client POSTs its messages (default `/messages`); the `endpoint` event names it
+    /// with `?sessionId=…`.
+    pub messages_path: String,
+}
+
+impl Default for LegacySseConfig {
+    fn default() -> Self {
+        LegacySseConfig {
+            sse_path: "/sse".into(),
+            messages_path: "/messages".into(),
+        }
+    }
+}
+
+/// How the HTTP server behaves. `HttpConfig::default()` is a stateful Streamable HTTP server at
+/// `/mcp` plus legacy SSE, with DNS-rebinding protection on loopback binds.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// The Streamable HTTP endpoint path (default `/mcp`).
+    pub endpoint: String,
+    /// Stateless mode: no session ids, no GET stream; every POST is served on its own.
+    pub stateless: bool,
+    /// The legacy HTTP+SSE endpoints, or `None` to serve only Streamable HTTP.
+    pub legacy_sse: Option<LegacySseConfig>,
+    /// Largest accepted request body (default 4 MiB); larger ones get 413.
+    pub max_body_size: usize,
+    /// Time allowed for a client to send its request headers (default 10 s).
+    pub header_read_timeout: Duration,
+    /// Time allowed for a client to send its request body (default 30 s).
+    pub body_read_timeout: Duration,
+    /// Sessions idle (no request, no open stream) this long expire (default 30 min).
+    pub session_idle_timeout: Duration,
+    /// At most this many sessions at once (default 10 000); more `initialize`s get 503.
+    pub max_sessions: usize,
+    /// Whether DELETE may end a session (default true; else 405).
+    pub allow_delete: bool,
+    /// Whether GET opens a standalone SSE stream (default true; else 405).
+    pub standalone_stream: bool,
+    /// Events kept per SSE stream for replay after `Last-Event-ID` (default 64).
+    pub replay_buffer: usize,
+    /// The `retry` the server asks clients to wait before reconnecting (default 1 s);
+    /// sent with the priming event to 2025-11-25 clients.
+    pub sse_retry: Option<Duration>,
+    /// Answer a request with SSE (priming event first) when the handler has sent nothing for
+    /// this long, so a long call becomes resumable (2025-11-25 clients; default: never, the
+    /// answer waits and goes out as JSON).
+    pub sse_after: Option<Duration>,
+    /// Close an SSE connection after this long without ending its stream, so the client polls
+    /// by resuming with `Last-Event-ID` (2025-11-25 clients only; default: never).
+    pub sse_close_after: Option<Duration>,
+    /// Send an SSE comment on a quiet stream this often (default 15 s), so dead clients are
+    /// noticed and their streams released.
+    pub sse_keep_alive: Option<Duration>,
+    /// DNS-rebinding protection: `None` (default) turns it on for loopback binds only.
+    pub dns_rebinding_protection: Option<bool>,
+    /// Allowed `Host` values (`name` for any port, or `name:port`); empty: the loopback names.
+    pub allowed_hosts: Vec<String>,
+    /// Allowed `Origin` values (`scheme://name` for any port, or with the port); empty: the
+    /// loopback names over http and https.
+    pub allowed_origins: Vec<String>,
+    /// Bearer-token authorization, off by default.
+    pub auth: Option<AuthConfig>,
+    /// On shutdown, how long in-flight requests may still finish (default 5 s).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            endpoint: "/mcp".into(),
+            stateless: false,
+            legacy_sse: Some(LegacySseConfig::default()),
+            max_body_size: 4 * 1024 * 1024,
+            header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(30),
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+            allow_delete: true,
+            standalone_stream: true,
+            replay_buffer: 64,
+            sse_retry: Some(Duration::from_secs(1)),
+            sse_after: None,
+            sse_close_after: None,
+            sse_keep_alive: Some(Duration::from_secs(15)),
+            dns_rebinding_protection: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            auth: None,
+            shutdown_grace: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Starts whatever serves one session (a peer with a handler, a `Server`) on its transport.
+/// Called once per session; what it returns lives as long as the session.
+pub trait SessionFactory: Send + Sync + 'static {
+    /// Starts serving `transport`; must not block.
+    fn start(&self, transport: HttpSessionTransport) -> Box<dyn Any + Send + Sync>;
+}
+
+impl<F, R> SessionFactory for F
+where
+    F: Fn(HttpSessionTransport) -> R + Send + Sync + 'static,
+    R: Send + Sync + 'static,
+{
+    fn start(&self, transport: HttpSessionTransport) -> Box<dyn Any + Send + Sync> {
+        Box::new(self(transport))
+    }
+}
+
+/// A running HTTP server: its address and a graceful shutdown.
+pub struct HttpServer {
+    local_addr: SocketAddr,
+    app: Arc<App>,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for HttpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpServer")
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpServer {
+    /// How many sessions are open now (Streamable HTTP and legacy).
+    pub fn session_count(&self) -> usize {
+        self.app.sessions.len()
+    }
+
+    /// The address the server listens on (useful after binding port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops accepting, lets in-flight requests finish within the grace period, closes every
+    /// stream and session, and waits until all of that is done.
+    pub async fn shutdown(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+    }
+
+    /// Waits until the server has stopped (after [`shutdown`](Self::shutdown) from elsewhere
+    /// via a clone of [`shutdown_token`](Self::shutdown_token)).
+    pub async fn stopped(self) {
+        let _ = self.task.await;
+    }
+
+    /// A token that shuts the server down when cancelled (e.g. from a signal handler).
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.stop.clone()
+    }
+}
+
+/// Binds `addr` and serves MCP over HTTP, one session per client via `factory`.
+pub async fn bind<A: ToSocketAddrs + std::fmt::Debug>(
+    addr: A,
+    config: HttpConfig,
+    factory: impl SessionFactory,
+) -> Result<HttpServer, HttpError> {
+    let shown = format!("{addr:?}");
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind {
+            addr: shown,
+            source,
+        })?;
+    serve(listener, config, factory)
+}
+
+/// Serves MCP over HTTP on an already bound listener. Spawns on the current tokio runtime.
+pub fn serve(
+    listener: TcpListener,
+    config: HttpConfig,
+    factory: impl SessionFactory,
+) -> Result<HttpServer, HttpError> {
+    let local_addr = listener.local_addr().map_err(HttpError::LocalAddr)?;
+    if !config.endpoint.starts_with('/') {
+        return Err(HttpError::Config(format!(
+            "the endpoint path must start with '/': {:?}",
+            config.endpoint
+        )));
+    }
+    let protect = config
+        .dns_rebinding_protection
+        .unwrap_or_else(|| local_addr.ip().is_loopback());
+    let app = Arc::new(App {
+        guard: HostGuard::new(protect, &config.allowed_hosts, &config.allowed_origins),
+        sessions: SessionTable::new(
+            config.max_sessions,
+            config.session_idle_timeout,
+            config.replay_buffer,
+        ),
+        factory: Arc::new(factory),
+        config,
+    });
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(accept_loop(listener, app.clone(), stop.clone()));
+    Ok(HttpServer {
+        local_addr,
+        app,
+        stop,
+        task,
+    })
+}
+
+/// Shared by every connection of one server.
+pub(crate) struct App {
+    pub(crate) config: HttpConfig,
+    pub(crate) factory: Arc<dyn SessionFactory>,
+    pub(crate) sessions: SessionTable,
+    pub(crate) guard: HostGuard,
+}
+
+impl App {
+    /// Starts the session's server via the factory.
+    pub(crate) fn start_session(&self, session: &Arc<Session>) {
+        let keep = self.factory.start(session.transport());
+        session.keep(keep);
+    }
+
+    async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<ResponseBody> {
+        let path = req.uri().path();
+        if let Some(auth) = &self.config.auth {
+            if let Some(metadata) = &auth.resource_metadata {
+                if path == PROTECTED_RESOURCE_PATH
+                    || path
+                        .strip_prefix(PROTECTED_RESOURCE_PATH)
+                        .is_some_and(|rest| rest == self.config.endpoint)
+                {
+                    if req.method() != Method::GET {
+                        return method_not_allowed("GET");
+                    }
+                    return body::json(StatusCode::OK, metadata.clone());
+                }
+            }
+        }
+        let route = if path == self.config.endpoint {
+            Route::Streamable
+        } else {
+            match &self.config.legacy_sse {
+                Some(l) if path == l.sse_path => Route::LegacyStream,
+                Some(l) if path == l.messages_path => Route::LegacyMessages,
+                _ => return body::status(StatusCode::NOT_FOUND),
+            }
+        };
+        if let Err(refusal) = self.guard.check(req.headers()) {
+            return refusal.into();
+        }
+        if let Some(auth) = &self.config.auth {
+            if let Err(refusal) = auth.check(req.headers()) {
+                return refusal.into();
+            }
+        }
+        match route {
+            Route::Streamable => streamable::handle(&self, req).await,
+            Route::LegacyStream => legacy_sse::open(&self, req),
+            Route::LegacyMessages => legacy_sse::post(&self, req).await,
+        }
+    }
+}
+
+enum Route {
+    Streamable,
+    LegacyStream,
+    LegacyMessages,
+}
+
+/// 405 with the `Allow` header.
+pub(crate) fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> {
+    let mut response =
+        body::rpc_error(StatusCode::METHOD_NOT_ALLOWED, -32000, "Method not allowed");
+    response
+        .headers_mut()
+        .insert(ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationToken) {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(app.config.header_read_timeout)
+        .keep_alive(true);
+    let mut connections = JoinSet::new();
+    let sweep_every = (app.config.session_idle_timeout / 2)
+        .clamp(Duration::from_millis(10), Duration::from_secs(60));
+    let mut sweep = tokio::time::interval(sweep_every);
+    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => break,
+            _ = sweep.tick() => app.sessions.sweep(),
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => {
+                let (tcp, _) = match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        tracing::warn!("accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                };
+                if let Err(e) = tcp.set_nodelay(true) {
+                    tracing::debug!("TCP_NODELAY: {e}");
+                }
+                let app = app.clone();
+                let svc = service_fn(move |req| {
+                    let app = app.clone();
+                    async move { Ok::<_, Infallible>(app.handle(req).await) }
+                });
+                let conn = builder.serve_connection(TokioIo::new(tcp), svc);
+                let stop = stop.clone();
+                connections.spawn(async move {
+                    tokio::pin!(conn);
+                    tokio::select! {
+                        result = conn.as_mut() => {
+                            if let Err(e) = result {
+                                tracing::debug!("connection ended: {e}");
+                            }
+                        }
+                        _ = stop.cancelled() => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = conn.await;
+                        }
+                    }
+                });
+            }
+        }
+    }
+    drop(listener);
+    // Standalone streams never end by themselves; in-flight POSTs get the grace period.
+    app.sessions.end_standalone_streams();
+    let grace = app.config.shutdown_grace;
+    let drained = tokio::time::timeout(grace, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        app.sessions.close_all();
+        let _ = tokio::time::timeout(Duration::from_millis(500), async {
+            while connections.join_next().await.is_some() {}
+        })
+        .await;
+        connections.abort_all();
+    }
+    app.sessions.close_all();
+}

@@ -1,0 +1,439 @@
+//! Streamable HTTP at the MCP endpoint: POST carries client messages (answered with JSON, SSE
+//! or 202), GET opens or resumes an SSE stream, DELETE ends a session.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use hyper::{HeaderMap, Method, Request, Response, StatusCode};
+use mcp_proto::jsonrpc::{self, error_codes, Incoming as Frame, Message, RequestId};
+use mcp_proto::version::ProtocolVersion;
+
+use super::body::{self, read_body, Refusal, ResponseBody, SseStart};
+use super::session::{self, CreateError, PushError, Reply, Session, SessionKind, Stream};
+use super::{method_not_allowed, App};
+
+/// `Mcp-Session-Id` (header names are case-insensitive).
+pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+/// `MCP-Protocol-Version`.
+pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+/// `Last-Event-ID`.
+pub(crate) static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+
+pub(crate) async fn handle(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+    match *req.method() {
+        Method::POST => post(app, req).await,
+        Method::GET => get(app, req),
+        Method::DELETE => delete(app, req),
+        _ => method_not_allowed(allow(app)),
+    }
+}
+
+fn allow(app: &App) -> &'static str {
+    match (
+        app.config.stateless,
+        app.config.standalone_stream,
+        app.config.allow_delete,
+    ) {
+        (true, _, _) => "POST",
+        (false, true, true) => "GET, POST, DELETE",
+        (false, true, false) => "GET, POST",
+        (false, false, true) => "POST, DELETE",
+        (false, false, false) => "POST",
+    }
+}
+
+fn bad_request(message: impl Into<std::borrow::Cow<'static, str>>) -> Refusal {
+    Refusal::new(StatusCode::BAD_REQUEST, -32000, message)
+}
+
+fn session_not_found() -> Refusal {
+    Refusal::new(StatusCode::NOT_FOUND, -32001, "Session not found")
+}
+
+/// True when the header lists `media` (parameters ignored), case-insensitively.
+pub(crate) fn lists_media(headers: &HeaderMap, name: &HeaderName, media: &str) -> bool {
+    headers.get_all(name).iter().any(|value| {
+        value.to_str().is_ok_and(|v| {
+            v.split(',').any(|item| {
+                item.split(';')
+                    .next()
+                    .is_some_and(|m| m.trim().eq_ignore_ascii_case(media))
+            })
+        })
+    })
+}
+
+/// True when `Content-Type` is `application/json` (with any parameters).
+pub(crate) fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// The `MCP-Protocol-Version` of a request: absent means 2025-03-26; unknown gets 400.
+fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Refusal> {
+    match headers.get(&PROTOCOL_VERSION) {
+        None => Ok(ProtocolVersion::HTTP_DEFAULT),
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| ProtocolVersion::parse(v.trim()))
+            .ok_or_else(|| {
+                let shown = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                bad_request(format!(
+                    "Bad Request: unsupported MCP-Protocol-Version {shown:?}; supported: {}",
+                    ProtocolVersion::HANDSHAKE
+                        .iter()
+                        .map(|v| v.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }),
+    }
+}
+
+/// The session a request names: `Ok(None)` when it names none, `Err` with 404 when unknown.
+fn named_session(app: &App, headers: &HeaderMap) -> Result<Option<Arc<Session>>, Refusal> {
+    let Some(value) = headers.get(&SESSION_ID) else {
+        return Ok(None);
+    };
+    let id = value.to_str().map_err(|_| session_not_found())?;
+    match app.sessions.get(id) {
+        Some(s) if s.kind() == SessionKind::Streamable => Ok(Some(s)),
+        _ => Err(session_not_found()),
+    }
+}
+
+/// What a POST body holds, as far as routing needs to know.
+struct Shape {
+    /// Ids of the requests in it, each answered on this POST.
+    requests: Vec<RequestId>,
+    initialize: bool,
+    batch: bool,
+}
+
+fn shape(frame: &Frame) -> Shape {
+    let mut shape = Shape {
+        requests: Vec::new(),
+        initialize: false,
+        batch: false,
+    };
+    let mut look = |m: &Message| {
+        if let Message::Request(r) = m {
+            shape.requests.push(r.id.clone());
+            shape.initialize |= r.method == "initialize";
+        }
+    };
+    match frame {
+        Frame::Single(m) => look(m),
+        Frame::Batch(items) => {
+            for m in items.iter().flatten() {
+                look(m);
+            }
+        }
+    }
+    shape.batch = matches!(frame, Frame::Batch(_));
+    shape
+}
+
+async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+    let (parts, incoming) = req.into_parts();
+    let headers = &parts.headers;
+    if !lists_media(headers, &ACCEPT, "application/json")
+        || !lists_media(headers, &ACCEPT, "text/event-stream")
+    {
+        return body::rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            -32000,
+            "Not Acceptable: the client must accept both application/json and text/event-stream",
+        );
+    }
+    if !is_json(headers) {
+        return body::rpc_error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            -32000,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
+    }
+    let version = match protocol_version(headers) {
+        Ok(v) => v,
+        Err(refusal) => return refusal.into(),
+    };
+    let named = if app.config.stateless {
+        None
+    } else {
+        match named_session(app, headers) {
+            Ok(s) => s,
+            Err(refusal) => return refusal.into(),
+        }
+    };
+    // Counts as activity for the whole request, so the session cannot expire under it.
+    let _attached = named.as_ref().map(|s| s.attach());
+    let limit = app.config.max_body_size;
+    let bytes: Bytes = match read_body(headers, incoming, limit, app.config.body_read_timeout).await
+    {
+        Ok(b) => b,
+        Err(e) => return e.response(limit),
+    };
+    let frame = match jsonrpc::parse(&bytes) {
+        Ok(frame) => frame,
+        Err(e) => return body::message_response(StatusCode::BAD_REQUEST, &e.to_error_response()),
+    };
+    let shape = shape(&frame);
+    if shape.batch {
+        if shape.initialize {
+            return body::rpc_error(
+                StatusCode::BAD_REQUEST,
+                error_codes::INVALID_REQUEST,
+                "initialize must not be part of a JSON-RPC batch",
+            );
+        }
+        if !version.allows_batches() {
+            return body::rpc_error(
+                StatusCode::BAD_REQUEST,
+                error_codes::INVALID_REQUEST,
+                &format!("JSON-RPC batches are not supported in protocol version {version}"),
+            );
+        }
+    }
+    let (session, created) = if app.config.stateless {
+        let session = Session::detached(SessionKind::Stateless, app.config.replay_buffer);
+        app.start_session(&session);
+        (session, false)
+    } else {
+        match (named, shape.initialize) {
+            (Some(session), false) => (session, false),
+            (Some(_), true) => {
+                return body::rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    error_codes::INVALID_REQUEST,
+                    "Bad Request: this session is already initialized",
+                )
+            }
+            (None, false) => {
+                return bad_request("Bad Request: Mcp-Session-Id header is required").into()
+            }
+            (None, true) => match app.sessions.create(SessionKind::Streamable) {
+                Ok(session) => {
+                    app.start_session(&session);
+                    (session, true)
+                }
+                Err(CreateError::Full) => {
+                    return body::rpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        -32000,
+                        "Service Unavailable: too many sessions",
+                    )
+                }
+                Err(CreateError::Random(e)) => {
+                    tracing::error!("cannot create a session id: {e}");
+                    return body::status(StatusCode::INTERNAL_SERVER_ERROR);
+                }
+            },
+        }
+    };
+    let outcome = deliver(app, &session, frame, shape, version).await;
+    if session.kind() == SessionKind::Stateless && !outcome.streaming {
+        session.close();
+    }
+    let mut response = outcome.response;
+    if created {
+        if response.status().is_success() {
+            if let Ok(value) = HeaderValue::from_str(session.id()) {
+                response.headers_mut().insert(SESSION_ID.clone(), value);
+            }
+        } else {
+            app.sessions.remove(session.id());
+        }
+    }
+    response
+}
+
+struct Outcome {
+    response: Response<ResponseBody>,
+    /// The response is an SSE stream that still needs the session.
+    streaming: bool,
+}
+
+impl From<Response<ResponseBody>> for Outcome {
+    fn from(response: Response<ResponseBody>) -> Self {
+        Outcome {
+            response,
+            streaming: false,
+        }
+    }
+}
+
+/// Hands the frame to the session and waits for what the POST answers.
+async fn deliver(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    frame: Frame,
+    shape: Shape,
+    version: ProtocolVersion,
+) -> Outcome {
+    if shape.requests.is_empty() {
+        return match session.push(Ok(frame), &[], None) {
+            Ok(()) => body::status(StatusCode::ACCEPTED).into(),
+            Err(e) => push_failed(e).into(),
+        };
+    }
+    let stream = session.new_post_stream(shape.requests.len());
+    if shape.batch {
+        stream.set_batch();
+    }
+    if let Err(e) = session.push(Ok(frame), &shape.requests, Some(&stream)) {
+        return push_failed(e).into();
+    }
+    let mut waiting = Waiting {
+        session,
+        stream: &stream,
+        routes: &shape.requests,
+        armed: true,
+    };
+    let resumable = session.kind() == SessionKind::Streamable;
+    let switch_after = app
+        .config
+        .sse_after
+        .filter(|_| resumable && version >= ProtocolVersion::V2025_11_25);
+    let reply = match switch_after {
+        None => stream.first_reply().await,
+        Some(after) => match tokio::time::timeout(after, stream.first_reply()).await {
+            Ok(reply) => reply,
+            Err(_) => {
+                if stream.force_sse() {
+                    session.retain_stream(&stream);
+                }
+                stream.first_reply().await
+            }
+        },
+    };
+    waiting.armed = false;
+    match reply {
+        Reply::Json(bytes) => body::json(StatusCode::OK, bytes).into(),
+        Reply::Closed => Response::from(session_not_found()).into(),
+        Reply::Sse => {
+            let Some((generation, cursor)) = stream.connect(None, false) else {
+                return Response::from(session_not_found()).into();
+            };
+            let start = sse_start(app, version, resumable);
+            Outcome {
+                response: body::sse_response(session, stream.clone(), generation, cursor, start),
+                streaming: true,
+            }
+        }
+    }
+}
+
+/// How an SSE response of a client speaking `version` starts.
+fn sse_start(app: &App, version: ProtocolVersion, resumable: bool) -> SseStart {
+    let polling = resumable && version >= ProtocolVersion::V2025_11_25;
+    SseStart {
+        retry: app.config.sse_retry.filter(|_| polling),
+        prime: polling,
+        close_after: app.config.sse_close_after.filter(|_| polling),
+        first: None,
+        keep_alive: app.config.sse_keep_alive,
+    }
+}
+
+/// Forgets a POST's routes if its client goes away before the reply is decided.
+struct Waiting<'a> {
+    session: &'a Session,
+    stream: &'a Arc<Stream>,
+    routes: &'a [RequestId],
+    armed: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.unroute(self.routes, Some(self.stream));
+        }
+    }
+}
+
+pub(crate) fn push_failed(e: PushError) -> Response<ResponseBody> {
+    match e {
+        PushError::Closed => session_not_found().into(),
+        PushError::Full => body::rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            -32000,
+            "Service Unavailable: the session is busy",
+        ),
+        PushError::DuplicateId => body::rpc_error(
+            StatusCode::BAD_REQUEST,
+            error_codes::INVALID_REQUEST,
+            "a request with this id is already in flight",
+        ),
+    }
+}
+
+fn get(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+    if app.config.stateless || !app.config.standalone_stream {
+        return method_not_allowed(allow(app));
+    }
+    let headers = req.headers();
+    if !lists_media(headers, &ACCEPT, "text/event-stream") {
+        return body::rpc_error(
+            StatusCode::NOT_ACCEPTABLE,
+            -32000,
+            "Not Acceptable: the client must accept text/event-stream",
+        );
+    }
+    let version = match protocol_version(headers) {
+        Ok(v) => v,
+        Err(refusal) => return refusal.into(),
+    };
+    let session = match named_session(app, headers) {
+        Ok(Some(s)) => s,
+        Ok(None) => return bad_request("Bad Request: Mcp-Session-Id header is required").into(),
+        Err(refusal) => return refusal.into(),
+    };
+    let resume = headers
+        .get(&LAST_EVENT_ID)
+        .and_then(|v| v.to_str().ok())
+        .and_then(session::parse_event_id);
+    let (stream, after) = match resume.and_then(|(id, seq)| Some((session.stream(id)?, seq))) {
+        Some((stream, seq)) => (stream, Some(seq)),
+        None => match session.standalone() {
+            Some(stream) => (stream, None),
+            None => return session_not_found().into(),
+        },
+    };
+    let exclusive = after.is_none();
+    let Some((generation, cursor)) = stream.connect(after, exclusive) else {
+        return body::rpc_error(
+            StatusCode::CONFLICT,
+            -32000,
+            "Conflict: only one standalone SSE stream is allowed per session",
+        );
+    };
+    body::sse_response(
+        &session,
+        stream,
+        generation,
+        cursor,
+        sse_start(app, version, true),
+    )
+}
+
+fn delete(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+    if app.config.stateless || !app.config.allow_delete {
+        return method_not_allowed(allow(app));
+    }
+    if let Err(refusal) = protocol_version(req.headers()) {
+        return refusal.into();
+    }
+    let Some(id) = req.headers().get(&SESSION_ID) else {
+        return bad_request("Bad Request: Mcp-Session-Id header is required").into();
+    };
+    match id.to_str().ok().filter(|id| app.sessions.remove(id)) {
+        Some(_) => body::status(StatusCode::OK),
+        None => session_not_found().into(),
+    }
+}

@@ -1,0 +1,97 @@
+//! Interop: the official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2) against our
+//! server, over Streamable HTTP (with and without the server closing streams early) and over
+//! the legacy HTTP+SSE transport. Needs `scripts/interop-setup.sh`; skipped when
+//! `MCP_INTEROP_NODE_MODULES` is unset unless `MCP_INTEROP_REQUIRED=1`.
+
+mod http_common;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use http_common::*;
+use mcp_server::http::HttpConfig;
+
+fn node_modules() -> Option<String> {
+    match std::env::var("MCP_INTEROP_NODE_MODULES") {
+        Ok(dir) if !dir.is_empty() => Some(dir),
+        _ => {
+            assert!(
+                std::env::var("MCP_INTEROP_REQUIRED").as_deref() != Ok("1"),
+                "MCP_INTEROP_REQUIRED=1 but MCP_INTEROP_NODE_MODULES is unset; run scripts/interop-setup.sh"
+            );
+            eprintln!("skipping: MCP_INTEROP_NODE_MODULES is unset (see scripts/interop-setup.sh)");
+            None
+        }
+    }
+}
+
+async fn run_driver(node_modules: &str, mode: &str, url: &str) -> serde_json::Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/http_ts_client.mjs");
+    let child = tokio::process::Command::new("node")
+        .arg(script)
+        .arg(mode)
+        .arg(url)
+        .env("MCP_INTEROP_NODE_MODULES", node_modules)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn node");
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("driver timed out")
+        .expect("driver output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "driver {mode} failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
+        output.status
+    );
+    let line = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("driver said {line:?}: {e}"))
+}
+
+#[tokio::test]
+async fn ts_sdk_streamable_http_client() {
+    let Some(nm) = node_modules() else { return };
+    let server = start(HttpConfig::default()).await;
+    let url = format!("http://{}/mcp", server.local_addr());
+    let out = run_driver(&nm, "streamable", &url).await;
+    assert_eq!(out["version"], "2025-11-25", "{out}");
+    assert_eq!(out["sessionId"].as_str().map(str::len), Some(32), "{out}");
+    assert_eq!(out["progress"], serde_json::json!([1, 2, 3]));
+    // The client ended its session with DELETE.
+    assert_eq!(server.session_count(), 0);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn ts_sdk_streamable_http_client_resumes_closed_streams() {
+    let Some(nm) = node_modules() else { return };
+    let server = start(HttpConfig {
+        sse_close_after: Some(Duration::from_millis(150)),
+        sse_retry: Some(Duration::from_millis(100)),
+        ..HttpConfig::default()
+    })
+    .await;
+    let url = format!("http://{}/mcp", server.local_addr());
+    let out = run_driver(&nm, "polling", &url).await;
+    assert_eq!(out["resumed"], true, "{out}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn ts_sdk_legacy_sse_client() {
+    let Some(nm) = node_modules() else { return };
+    let server = start(HttpConfig::default()).await;
+    let url = format!("http://{}/sse", server.local_addr());
+    let out = run_driver(&nm, "sse", &url).await;
+    assert!(
+        out["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{out}"
+    );
+    assert!(out["logs"].as_u64().is_some_and(|n| n >= 3), "{out}");
+    server.shutdown().await;
+}
