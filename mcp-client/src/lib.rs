@@ -2,3 +2,4 @@
 //! servers with `server__tool` names, and the `mcp` command-line tool.
 //!
 //! Not written yet: this crate will hold the `Client` on top of `mcp_proto::peer`.
+pub mod http;
