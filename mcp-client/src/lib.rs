@@ -18,6 +18,7 @@
 pub mod client;
 pub mod error;
 pub mod handler;
+pub mod http;
 pub mod hub;
 pub mod options;
 pub mod stderr_ring;

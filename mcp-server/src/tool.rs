@@ -123,7 +123,7 @@ pub struct ToolOutput(Repr);
 #[derive(Debug)]
 enum Repr {
     /// A full result.
-    Result(CallToolResult),
+    Result(Box<CallToolResult>),
     /// A JSON object's text: `structuredContent` and one text block with the same JSON.
     Json(String),
 }
@@ -131,12 +131,12 @@ enum Repr {
 impl ToolOutput {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput(Repr::Result(CallToolResult::text(text)))
+        ToolOutput(Repr::Result(Box::new(CallToolResult::text(text))))
     }
 
     /// A failed call (`isError: true`) with a message the model can act on.
     pub fn error(message: impl Into<String>) -> Self {
-        ToolOutput(Repr::Result(CallToolResult::error(message)))
+        ToolOutput(Repr::Result(Box::new(CallToolResult::error(message))))
     }
 
     /// A value serialized as `structuredContent` plus a text block with the same JSON.
@@ -159,7 +159,7 @@ impl ToolOutput {
     /// The result as the wire type.
     pub fn into_call_tool_result(self) -> CallToolResult {
         match self.0 {
-            Repr::Result(r) => r,
+            Repr::Result(r) => *r,
             Repr::Json(text) => CallToolResult {
                 structured_content: serde_json::from_str(&text).ok(),
                 ..CallToolResult::text(text)
@@ -208,7 +208,7 @@ impl IntoToolResult for ToolOutput {
 
 impl IntoToolResult for CallToolResult {
     fn into_tool_result(self) -> ToolOutput {
-        ToolOutput(Repr::Result(self))
+        ToolOutput(Repr::Result(Box::new(self)))
     }
 }
 
@@ -226,19 +226,19 @@ impl IntoToolResult for &'static str {
 
 impl IntoToolResult for () {
     fn into_tool_result(self) -> ToolOutput {
-        ToolOutput(Repr::Result(CallToolResult::new(Vec::new())))
+        ToolOutput(Repr::Result(Box::new(CallToolResult::new(Vec::new()))))
     }
 }
 
 impl IntoToolResult for Content {
     fn into_tool_result(self) -> ToolOutput {
-        ToolOutput(Repr::Result(CallToolResult::new(vec![self])))
+        ToolOutput(Repr::Result(Box::new(CallToolResult::new(vec![self]))))
     }
 }
 
 impl IntoToolResult for Vec<Content> {
     fn into_tool_result(self) -> ToolOutput {
-        ToolOutput(Repr::Result(CallToolResult::new(self)))
+        ToolOutput(Repr::Result(Box::new(CallToolResult::new(self))))
     }
 }
 

@@ -1,0 +1,150 @@
+//! The HTTP client both transports share: hyper-util's pooled client over a TCP connector with
+//! `TCP_NODELAY` (small JSON-RPC messages must not wait for Nagle), and rustls for `https` URLs
+//! when the `tls` feature is on.
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
+use hyper::{Method, Request, Response, Uri};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+
+use super::error::HttpError;
+use super::HttpClientConfig;
+
+#[cfg(feature = "tls")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+#[cfg(not(feature = "tls"))]
+type Connector = HttpConnector;
+
+/// A pooled HTTP/1.1 client plus the headers every request to this server carries.
+#[derive(Clone)]
+pub(crate) struct Connection {
+    client: Client<Connector, Full<Bytes>>,
+    /// The configured per-server headers (`Authorization`, ...).
+    headers: HeaderMap,
+    /// How long to wait for response headers, when bounded.
+    response_timeout: Option<Duration>,
+}
+
+impl Connection {
+    /// A client for `config`: validates its headers and builds the connector.
+    pub(crate) fn new(config: &HttpClientConfig) -> Result<Self, HttpError> {
+        let mut headers = HeaderMap::new();
+        for (name, value) in &config.headers {
+            let header =
+                HeaderName::from_bytes(name.as_bytes()).map_err(|e| HttpError::InvalidHeader {
+                    name: name.clone(),
+                    reason: e.to_string(),
+                })?;
+            let mut value = HeaderValue::from_str(value).map_err(|e| HttpError::InvalidHeader {
+                name: name.clone(),
+                reason: e.to_string(),
+            })?;
+            if header == hyper::header::AUTHORIZATION || header == hyper::header::COOKIE {
+                value.set_sensitive(true);
+            }
+            headers.append(header, value);
+        }
+        let mut http = HttpConnector::new();
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(config.connect_timeout));
+        http.enforce_http(false);
+        let connector = make_connector(http)?;
+        let client = Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build(connector);
+        Ok(Connection {
+            client,
+            headers,
+            response_timeout: config.response_timeout,
+        })
+    }
+
+    /// Builds a request to `uri` with the configured headers plus `extra`.
+    pub(crate) fn request(
+        &self,
+        method: Method,
+        uri: &Uri,
+        extra: &[(HeaderName, HeaderValue)],
+        body: Bytes,
+    ) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = method;
+        *request.uri_mut() = uri.clone();
+        let headers = request.headers_mut();
+        for (name, value) in &self.headers {
+            headers.append(name.clone(), value.clone());
+        }
+        for (name, value) in extra {
+            headers.insert(name.clone(), value.clone());
+        }
+        request
+    }
+
+    /// Sends a request and waits for the response headers (bounded by the response timeout).
+    pub(crate) async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, HttpError> {
+        let method = request.method().clone();
+        let url = request.uri().to_string();
+        let future = self.client.request(request);
+        let result = match self.response_timeout {
+            Some(limit) => match tokio::time::timeout(limit, future).await {
+                Ok(result) => result,
+                Err(_) => {
+                    return Err(HttpError::Timeout {
+                        what: "the response headers",
+                        url,
+                        after: limit,
+                    })
+                }
+            },
+            None => future.await,
+        };
+        result.map_err(|e| HttpError::connect(method, &url, &e))
+    }
+}
+
+#[cfg(feature = "tls")]
+fn make_connector(http: HttpConnector) -> Result<Connector, HttpError> {
+    let builder = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+        .map_err(|e| HttpError::InvalidUrl {
+            url: String::new(),
+            reason: format!("TLS setup failed: {e}"),
+        })?;
+    Ok(builder.https_or_http().enable_http1().wrap_connector(http))
+}
+
+#[cfg(not(feature = "tls"))]
+fn make_connector(http: HttpConnector) -> Result<Connector, HttpError> {
+    Ok(http)
+}
+
+/// Checks that `uri` is an absolute `http` URL, or `https` with the `tls` feature.
+pub(crate) fn check_url(text: &str) -> Result<Uri, HttpError> {
+    let invalid = |reason: &str| HttpError::InvalidUrl {
+        url: text.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let uri: Uri = text
+        .parse()
+        .map_err(|e: hyper::http::uri::InvalidUri| invalid(&e.to_string()))?;
+    if uri.authority().is_none() {
+        return Err(invalid("the URL must be absolute (http://host:port/path)"));
+    }
+    match uri.scheme_str() {
+        Some("http") => Ok(uri),
+        Some("https") if cfg!(feature = "tls") => Ok(uri),
+        Some("https") => Err(invalid(
+            "https needs the `tls` feature of mcp-client, which is off in this build",
+        )),
+        _ => Err(invalid("only http and https URLs are supported")),
+    }
+}
