@@ -64,6 +64,8 @@ pub(crate) struct SessionState {
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
     peer: OnceLock<PeerHandle>,
+    /// Woken once `initialize` has been answered.
+    ready: tokio::sync::Notify,
 }
 
 fn level_index(level: LoggingLevel) -> u8 {
@@ -82,6 +84,7 @@ impl SessionState {
             log_level: AtomicU8::new(level_index(log_level)),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
+            ready: tokio::sync::Notify::new(),
         }
     }
 
@@ -91,6 +94,26 @@ impl SessionState {
 
     pub(crate) fn version(&self) -> Option<ProtocolVersion> {
         self.client.get().map(|c| c.version)
+    }
+
+    /// The negotiated version, waiting briefly for a concurrent `initialize` when the client
+    /// already sent `notifications/initialized` (requests run concurrently, so a pipelining
+    /// client's first call may start before its `initialize` has been handled).
+    async fn version_when_ready(&self) -> Option<ProtocolVersion> {
+        if let Some(version) = self.version() {
+            return Some(version);
+        }
+        if !self.initialized_notified.load(Ordering::Acquire) {
+            return None;
+        }
+        let notified = self.ready.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if let Some(version) = self.version() {
+            return Some(version);
+        }
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), notified).await;
+        self.version()
     }
 
     pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
@@ -153,7 +176,7 @@ impl Session {
             "initialize" => return self.initialize(&request, rc.peer()),
             _ => {}
         }
-        let Some(version) = self.state.version() else {
+        let Some(version) = self.state.version_when_ready().await else {
             return Err(ServerError::NotInitialized(request.method));
         };
         let advertised = self.state.advertised();
@@ -204,11 +227,13 @@ impl Session {
             capabilities: params.capabilities,
             info: params.client_info,
         };
+        // What the client is told comes first: a request that sees the version must see it too.
+        let _ = self.state.advertised.set(advertised);
         if self.state.client.set(client).is_err() {
             return Err(ServerError::AlreadyInitialized);
         }
-        let _ = self.state.advertised.set(advertised);
         peer.set_protocol_version(version);
+        self.state.ready.notify_waiters();
         tracing::debug!(server = %self.server.name(), "initialized with protocol version {version}");
         self.server
             .initialize_result(version, capabilities)

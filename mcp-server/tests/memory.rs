@@ -819,3 +819,23 @@ async fn end_of_input_answers_in_flight_and_closes() {
         .await
         .expect("the session closed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_initialize_then_calls() {
+    let server = server();
+    for _ in 0..20 {
+        let mut client = RawClient::connect(&server);
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": LATEST, "capabilities": {}, "clientInfo": {"name": "p", "version": "1"}}}))
+            .await;
+        client.notify("notifications/initialized", json!({})).await;
+        let r = client
+            .request(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "fast"}}),
+            )
+            .await;
+        assert_eq!(r["result"]["content"][0]["text"], "fast", "{r}");
+    }
+}
