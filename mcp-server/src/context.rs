@@ -159,14 +159,7 @@ impl Context {
         &self,
         params: CreateMessageParams,
     ) -> Result<CreateMessageResult, ServerError> {
-        let caps = self.client_capabilities();
-        let sampling = caps.and_then(|c| c.sampling.as_ref());
-        self.require("sampling/createMessage", "sampling", sampling.is_some())?;
-        if params.tools.is_some() {
-            let tools = sampling.is_some_and(|s| s.tools.is_some());
-            self.require("sampling with tools", "sampling.tools", tools)?;
-        }
-        Ok(self.request.request::<CreateMessage>(&params).await?)
+        self.sample_with(params, RequestOptions::default()).await
     }
 
     /// Like [`sample`](Self::sample), with request options (timeout, progress).
@@ -176,11 +169,12 @@ impl Context {
         options: RequestOptions,
     ) -> Result<CreateMessageResult, ServerError> {
         let caps = self.client_capabilities();
-        self.require(
-            "sampling/createMessage",
-            "sampling",
-            caps.is_some_and(|c| c.sampling.is_some()),
-        )?;
+        let sampling = caps.and_then(|c| c.sampling.as_ref());
+        self.require("sampling/createMessage", "sampling", sampling.is_some())?;
+        if params.tools.is_some() {
+            let tools = sampling.is_some_and(|s| s.tools.is_some());
+            self.require("sampling with tools", "sampling.tools", tools)?;
+        }
         Ok(self
             .request
             .request_with::<CreateMessage>(&params, options)

@@ -46,7 +46,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
-pub use tool::{IntoToolResult, Json, Tool, ToolOutput};
+pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolOutput};
 pub use uri_template::UriTemplate;
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.

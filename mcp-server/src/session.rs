@@ -20,6 +20,9 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::server::Server;
 
+/// At most this many resource subscriptions per connection (everything that grows is bounded).
+const MAX_SUBSCRIPTIONS: usize = 10_000;
+
 /// What the client told us in `initialize`.
 #[derive(Debug, Clone)]
 pub(crate) struct ClientSession {
@@ -193,7 +196,13 @@ impl Session {
             "resources/read" if advertised.resources => server.read_resource(params, ctx()).await,
             "resources/subscribe" if advertised.resources => {
                 let p: mcp_proto::schema::SubscribeParams = parse_params(params)?;
-                lock(&self.state.subscriptions).insert(p.uri);
+                let mut subscriptions = lock(&self.state.subscriptions);
+                if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
+                    return Err(ServerError::InvalidParams(format!(
+                        "Too many subscriptions: at most {MAX_SUBSCRIPTIONS} per connection; unsubscribe first"
+                    )));
+                }
+                subscriptions.insert(p.uri);
                 Ok(jsonrpc::empty_object())
             }
             "resources/unsubscribe" if advertised.resources => {

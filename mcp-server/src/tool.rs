@@ -242,6 +242,9 @@ impl IntoToolResult for Vec<Content> {
     }
 }
 
+/// Arguments of a tool that takes none: accepts any JSON and ignores it.
+pub type NoArgs = serde::de::IgnoredAny;
+
 /// A serializable value returned as `structuredContent` and as a text block with the same JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Json<T>(pub T);
