@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::server::Server;
+use crate::tool::CatchPanic;
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
@@ -185,7 +186,7 @@ impl Session {
         let advertised = self.state.advertised();
         let server = &self.server;
         let params = request.params.as_ref();
-        let ctx = || Context::new(rc.clone(), self.state.clone(), server.clone());
+        let ctx = move || Context::new(rc, self.state.clone(), server.clone());
         match method {
             "tools/call" if advertised.tools => server.call_tool(params, ctx(), version).await,
             "tools/list" if advertised.tools => server.list_tools(params),
@@ -258,10 +259,16 @@ impl Handler for Session {
         request: Request,
         ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
-        let version = self.state.version();
-        self.route(request, ctx)
-            .await
-            .map_err(|e| e.to_error_object(version.or(self.state.version())))
+        // A panic anywhere in routing or a handler still gets its one response.
+        match CatchPanic(Box::pin(self.route(request, ctx))).await {
+            Ok(result) => result.map_err(|e| e.to_error_object(self.state.version())),
+            Err(panic) => {
+                tracing::error!(server = %self.server.name(), "a request handler panicked: {panic}");
+                Err(ErrorObject::internal(format!(
+                    "the handler panicked: {panic}"
+                )))
+            }
+        }
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {

@@ -889,3 +889,41 @@ async fn invalid_templates_are_reported_and_templates_change_at_run_time() {
     );
     assert_eq!(server.session_count(), 1);
 }
+
+#[tokio::test]
+async fn a_panicking_handler_still_gets_one_response() {
+    let server = Server::builder("p", "1")
+        .resource(
+            Resource::new("r://boom", "boom"),
+            |_r: ResourceRequest, _c: Context| async {
+                if true {
+                    panic!("resource bug");
+                }
+                ""
+            },
+        )
+        .prompt(
+            Prompt::new("boom", "d"),
+            |_: mcp_server::PromptArguments, _c: Context| async {
+                if true {
+                    panic!("prompt bug");
+                }
+                String::new()
+            },
+        )
+        .build();
+    let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
+    let e = client
+        .call_err("resources/read", json!({"uri": "r://boom"}))
+        .await;
+    assert_eq!(e["code"], -32603);
+    assert!(
+        e["message"].as_str().unwrap().contains("resource bug"),
+        "{e}"
+    );
+    let e = client
+        .call_err("prompts/get", json!({"name": "boom"}))
+        .await;
+    assert_eq!(e["code"], -32603);
+    assert_eq!(client.call("ping", json!({})).await, json!({}));
+}
