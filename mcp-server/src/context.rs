@@ -8,8 +8,8 @@ use std::sync::Arc;
 use mcp_proto::peer::{PeerHandle, RequestContext, RequestOptions};
 use mcp_proto::schema::{
     ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
-    ElicitParams, ElicitResult, Implementation, ListRoots, ListRootsResult, LoggingLevel,
-    LoggingMessage, LoggingMessageParams, Ping,
+    ElicitParams, ElicitResult, Implementation, IncludeContext, ListRoots, ListRootsResult,
+    LoggingLevel, LoggingMessage, LoggingMessageParams, Ping,
 };
 use mcp_proto::{ProtocolVersion, RequestId};
 use serde::Serialize;
@@ -159,14 +159,7 @@ impl Context {
         &self,
         params: CreateMessageParams,
     ) -> Result<CreateMessageResult, ServerError> {
-        let caps = self.client_capabilities();
-        let sampling = caps.and_then(|c| c.sampling.as_ref());
-        self.require("sampling/createMessage", "sampling", sampling.is_some())?;
-        if params.tools.is_some() {
-            let tools = sampling.is_some_and(|s| s.tools.is_some());
-            self.require("sampling with tools", "sampling.tools", tools)?;
-        }
-        Ok(self.request.request::<CreateMessage>(&params).await?)
+        self.sample_with(params, RequestOptions::default()).await
     }
 
     /// Like [`sample`](Self::sample), with request options (timeout, progress).
@@ -176,11 +169,21 @@ impl Context {
         options: RequestOptions,
     ) -> Result<CreateMessageResult, ServerError> {
         let caps = self.client_capabilities();
-        self.require(
-            "sampling/createMessage",
-            "sampling",
-            caps.is_some_and(|c| c.sampling.is_some()),
-        )?;
+        let sampling = caps.and_then(|c| c.sampling.as_ref());
+        self.require("sampling/createMessage", "sampling", sampling.is_some())?;
+        if params.tools.is_some() || params.tool_choice.is_some() {
+            let tools = sampling.is_some_and(|s| s.tools.is_some());
+            self.require("sampling with tools", "sampling.tools", tools)?;
+        }
+        // From 2025-11-25, `thisServer`/`allServers` need `sampling.context`.
+        let wants_context = matches!(
+            params.include_context,
+            Some(IncludeContext::ThisServer | IncludeContext::AllServers)
+        );
+        if wants_context && self.protocol_version() >= ProtocolVersion::V2025_11_25 {
+            let context = sampling.is_some_and(|s| s.context.is_some());
+            self.require("sampling with includeContext", "sampling.context", context)?;
+        }
         Ok(self
             .request
             .request_with::<CreateMessage>(&params, options)

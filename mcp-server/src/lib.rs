@@ -1,6 +1,20 @@
 //! Build an MCP server from tools, resources, resource templates and prompts, and serve it
 //! over stdio (and, through [`Server::serve`], over any `mcp_proto` transport).
 //!
+//! - [`Server::builder`] takes the server's name and version, then tools, resources, templates,
+//!   prompts and completions; capabilities are derived from what is registered.
+//! - Tool handlers are async functions of typed arguments (any `Deserialize` type, or
+//!   `serde_json::Value`, or [`NoArgs`]) and a [`Context`]; they return anything
+//!   [`IntoToolResult`]: `String`, [`Json`] (structured content plus the same JSON as text),
+//!   `CallToolResult`, or `Result<T, E: Display>` where `Err` becomes an `isError` result.
+//! - The [`Context`] reports progress, logs to the client, carries the cancellation signal and
+//!   calls back to the client (sampling, roots, elicitation), refusing locally what the
+//!   client did not declare.
+//! - A [`Server`] is cheap to clone and serves many connections; tools, resources and prompts
+//!   can change while it runs, and clients that were told `listChanged` hear about it.
+//! - stdout carries protocol messages only: write diagnostics with `tracing` (to stderr),
+//!   never with `println!`.
+//!
 //! ```no_run
 //! use mcp_server::{Context, Json, Server, Tool};
 //! use serde::Deserialize;
@@ -47,7 +61,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
-pub use tool::{IntoToolResult, Json, Tool, ToolOutput};
+pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolOutput};
 pub use uri_template::UriTemplate;
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.

@@ -136,12 +136,26 @@ where
     Fut: Future<Output = R> + Send + 'static,
     R: IntoToolResult + 'static,
 {
+    if !tool_name_is_portable(&tool.0.name) {
+        tracing::warn!(
+            "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
+            tool.0.name
+        );
+    }
     ToolEntry {
         listing: listing(&tool.0),
         tool: tool.0,
         handler: Box::new(FnTool::new(handler)),
         seq,
     }
+}
+
+/// The 2025-11-25 tool-name guidance: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+fn tool_name_is_portable(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
@@ -399,6 +413,24 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_and_error_positions() {
+        assert!(tool_name_is_portable("get_weather.v2-beta"));
+        assert!(!tool_name_is_portable("has space"));
+        assert!(!tool_name_is_portable(""));
+        assert!(!tool_name_is_portable(&"x".repeat(129)));
+        assert_eq!(
+            without_position("missing field `b` at line 1 column 7".into()),
+            "missing field `b`"
+        );
+        assert_eq!(without_position("plain".into()), "plain");
+    }
+}
+
 #[derive(Deserialize)]
 struct UriParams {
     uri: String,
@@ -426,6 +458,17 @@ fn write_list<'a>(
     }
     out.push('}');
     RawValue::from_string(out).map_err(ServerError::handler)
+}
+
+/// Drops serde_json's " at line 1 column 17" suffix: positions in a one-line JSON text help
+/// nobody, least of all a model fixing its arguments.
+fn without_position(mut detail: String) -> String {
+    if let Some(at) = detail.rfind(" at line ") {
+        if detail[at..].contains(" column ") {
+            detail.truncate(at);
+        }
+    }
+    detail
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<RawJson, ServerError> {
@@ -591,7 +634,7 @@ impl Server {
             Ok(Err(detail)) => {
                 let error = ServerError::InvalidArguments {
                     tool: entry.tool.name.clone(),
-                    detail,
+                    detail: without_position(detail),
                 };
                 if version.tool_input_errors_as_results() {
                     ToolOutput::error(error.to_string())
@@ -903,12 +946,14 @@ impl Server {
                 CompletionTarget::Prompt(r.name.clone(), p.argument.name.clone())
             }
             CompletionReference::Resource(r) => {
-                let known = self
-                    .registry()
-                    .templates
-                    .iter()
-                    .any(|t| t.template.uri_template == r.uri)
-                    || self.registry().resources.contains_key(&r.uri);
+                let known = {
+                    let registry = self.registry();
+                    registry
+                        .templates
+                        .iter()
+                        .any(|t| t.template.uri_template == r.uri)
+                        || registry.resources.contains_key(&r.uri)
+                };
                 if !known {
                     return Err(ServerError::InvalidParams(format!(
                         "Unknown resource template: {}",

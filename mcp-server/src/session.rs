@@ -19,6 +19,10 @@ use serde::de::DeserializeOwned;
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::server::Server;
+use crate::tool::CatchPanic;
+
+/// At most this many resource subscriptions per connection (everything that grows is bounded).
+const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 /// What the client told us in `initialize`.
 #[derive(Debug, Clone)]
@@ -64,6 +68,8 @@ pub(crate) struct SessionState {
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
     peer: OnceLock<PeerHandle>,
+    /// Woken once `initialize` has been answered.
+    ready: tokio::sync::Notify,
 }
 
 fn level_index(level: LoggingLevel) -> u8 {
@@ -82,6 +88,7 @@ impl SessionState {
             log_level: AtomicU8::new(level_index(log_level)),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
+            ready: tokio::sync::Notify::new(),
         }
     }
 
@@ -91,6 +98,26 @@ impl SessionState {
 
     pub(crate) fn version(&self) -> Option<ProtocolVersion> {
         self.client.get().map(|c| c.version)
+    }
+
+    /// The negotiated version, waiting briefly for a concurrent `initialize` when the client
+    /// already sent `notifications/initialized` (requests run concurrently, so a pipelining
+    /// client's first call may start before its `initialize` has been handled).
+    async fn version_when_ready(&self) -> Option<ProtocolVersion> {
+        if let Some(version) = self.version() {
+            return Some(version);
+        }
+        if !self.initialized_notified.load(Ordering::Acquire) {
+            return None;
+        }
+        let notified = self.ready.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if let Some(version) = self.version() {
+            return Some(version);
+        }
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), notified).await;
+        self.version()
     }
 
     pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
@@ -153,13 +180,13 @@ impl Session {
             "initialize" => return self.initialize(&request, rc.peer()),
             _ => {}
         }
-        let Some(version) = self.state.version() else {
+        let Some(version) = self.state.version_when_ready().await else {
             return Err(ServerError::NotInitialized(request.method));
         };
         let advertised = self.state.advertised();
         let server = &self.server;
         let params = request.params.as_ref();
-        let ctx = || Context::new(rc.clone(), self.state.clone(), server.clone());
+        let ctx = move || Context::new(rc, self.state.clone(), server.clone());
         match method {
             "tools/call" if advertised.tools => server.call_tool(params, ctx(), version).await,
             "tools/list" if advertised.tools => server.list_tools(params),
@@ -170,7 +197,13 @@ impl Session {
             "resources/read" if advertised.resources => server.read_resource(params, ctx()).await,
             "resources/subscribe" if advertised.resources => {
                 let p: mcp_proto::schema::SubscribeParams = parse_params(params)?;
-                lock(&self.state.subscriptions).insert(p.uri);
+                let mut subscriptions = lock(&self.state.subscriptions);
+                if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
+                    return Err(ServerError::InvalidParams(format!(
+                        "Too many subscriptions: at most {MAX_SUBSCRIPTIONS} per connection; unsubscribe first"
+                    )));
+                }
+                subscriptions.insert(p.uri);
                 Ok(jsonrpc::empty_object())
             }
             "resources/unsubscribe" if advertised.resources => {
@@ -204,11 +237,13 @@ impl Session {
             capabilities: params.capabilities,
             info: params.client_info,
         };
+        // What the client is told comes first: a request that sees the version must see it too.
+        let _ = self.state.advertised.set(advertised);
         if self.state.client.set(client).is_err() {
             return Err(ServerError::AlreadyInitialized);
         }
-        let _ = self.state.advertised.set(advertised);
         peer.set_protocol_version(version);
+        self.state.ready.notify_waiters();
         tracing::debug!(server = %self.server.name(), "initialized with protocol version {version}");
         self.server
             .initialize_result(version, capabilities)
@@ -224,10 +259,16 @@ impl Handler for Session {
         request: Request,
         ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
-        let version = self.state.version();
-        self.route(request, ctx)
-            .await
-            .map_err(|e| e.to_error_object(version.or(self.state.version())))
+        // A panic anywhere in routing or a handler still gets its one response.
+        match CatchPanic(Box::pin(self.route(request, ctx))).await {
+            Ok(result) => result.map_err(|e| e.to_error_object(self.state.version())),
+            Err(panic) => {
+                tracing::error!(server = %self.server.name(), "a request handler panicked: {panic}");
+                Err(ErrorObject::internal(format!(
+                    "the handler panicked: {panic}"
+                )))
+            }
+        }
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {

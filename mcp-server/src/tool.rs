@@ -242,6 +242,9 @@ impl IntoToolResult for Vec<Content> {
     }
 }
 
+/// Arguments of a tool that takes none: accepts any JSON and ignores it.
+pub type NoArgs = serde::de::IgnoredAny;
+
 /// A serializable value returned as `structuredContent` and as a text block with the same JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Json<T>(pub T);
@@ -314,9 +317,9 @@ pub(crate) struct ToolEntry {
 }
 
 /// Runs a handler future, turning a panic into an error result instead of a lost response.
-pub(crate) struct CatchPanic<T>(pub(crate) BoxFuture<T>);
+pub(crate) struct CatchPanic<'a, T>(pub(crate) Pin<Box<dyn Future<Output = T> + Send + 'a>>);
 
-impl<T> Future for CatchPanic<T> {
+impl<T> Future for CatchPanic<'_, T> {
     type Output = Result<T, String>;
     fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
         let inner = &mut self.0;

@@ -819,3 +819,111 @@ async fn end_of_input_answers_in_flight_and_closes() {
         .await
         .expect("the session closed");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_initialize_then_calls() {
+    let server = server();
+    for _ in 0..20 {
+        let mut client = RawClient::connect(&server);
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": LATEST, "capabilities": {}, "clientInfo": {"name": "p", "version": "1"}}}))
+            .await;
+        client.notify("notifications/initialized", json!({})).await;
+        let r = client
+            .request(
+                "tools/call",
+                json!({"name": "echo", "arguments": {"text": "fast"}}),
+            )
+            .await;
+        assert_eq!(r["result"]["content"][0]["text"], "fast", "{r}");
+    }
+}
+
+#[tokio::test]
+async fn invalid_templates_are_reported_and_templates_change_at_run_time() {
+    let bad = Server::builder("bad", "1")
+        .resource_template(
+            ResourceTemplate::new("x://{a", "broken"),
+            |_r: ResourceRequest, _c: Context| async { "" },
+        )
+        .try_build();
+    assert!(bad.unwrap_err().to_string().contains("x://{a"));
+
+    let server = Server::builder("t", "1")
+        .tool(
+            Tool::new("none", "No arguments"),
+            |_: mcp_server::NoArgs, _c: Context| async { "ok" },
+        )
+        .resource(
+            Resource::new("r://a", "a"),
+            |_r: ResourceRequest, _c: Context| async { "a" },
+        )
+        .build();
+    let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
+    let r = client.call("tools/call", json!({"name": "none"})).await;
+    assert_eq!(r["content"][0]["text"], "ok");
+    server
+        .add_resource_template(
+            ResourceTemplate::new("r://t/{x}", "t"),
+            |r: ResourceRequest, _c: Context| async move {
+                format!("x={}", r.var("x").unwrap_or_default())
+            },
+        )
+        .expect("a valid template");
+    let r = client
+        .call("resources/read", json!({"uri": "r://t/a%20b"}))
+        .await;
+    assert_eq!(r["contents"][0]["text"], "x=a b");
+    assert!(server.remove_resource_template("r://t/{x}"));
+    let e = client
+        .call_err("resources/read", json!({"uri": "r://t/1"}))
+        .await;
+    assert_eq!(e["code"], -32002);
+    client.drain(Duration::from_millis(150)).await;
+    assert_eq!(
+        client
+            .notifications_named("notifications/resources/list_changed")
+            .len(),
+        2
+    );
+    assert_eq!(server.session_count(), 1);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_still_gets_one_response() {
+    let server = Server::builder("p", "1")
+        .resource(
+            Resource::new("r://boom", "boom"),
+            |_r: ResourceRequest, _c: Context| async {
+                if true {
+                    panic!("resource bug");
+                }
+                ""
+            },
+        )
+        .prompt(
+            Prompt::new("boom", "d"),
+            |_: mcp_server::PromptArguments, _c: Context| async {
+                if true {
+                    panic!("prompt bug");
+                }
+                String::new()
+            },
+        )
+        .build();
+    let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
+    let e = client
+        .call_err("resources/read", json!({"uri": "r://boom"}))
+        .await;
+    assert_eq!(e["code"], -32603);
+    assert!(
+        e["message"].as_str().unwrap().contains("resource bug"),
+        "{e}"
+    );
+    let e = client
+        .call_err("prompts/get", json!({"name": "boom"}))
+        .await;
+    assert_eq!(e["code"], -32603);
+    assert_eq!(client.call("ping", json!({})).await, json!({}));
+}

@@ -21,6 +21,8 @@ pub struct RawClient {
     pub notifications: Vec<Value>,
     /// Server-to-client requests received (answered with `answer_requests`).
     pub requests: Vec<Value>,
+    /// Responses that arrived while waiting for another one.
+    pub responses: Vec<Value>,
     next_id: i64,
     /// The session on the server's side.
     pub session: RunningSession,
@@ -37,6 +39,7 @@ impl RawClient {
             sink,
             notifications: Vec::new(),
             requests: Vec::new(),
+            responses: Vec::new(),
             next_id: 1000,
             session,
         }
@@ -159,7 +162,7 @@ impl RawClient {
         } else if message.get("method").is_some() {
             self.notifications.push(message);
         } else {
-            panic!("unexpected message: {message}");
+            self.responses.push(message);
         }
     }
 
