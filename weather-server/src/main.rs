@@ -1,16 +1,234 @@
 //! The sample MCP weather server, built only on the public API of `mcp-server`.
 //!
-//! Not wired yet: the data (`cities`, `synthetic`, `clock`) is here; the tools come next.
+//! stdio by default (a child of any MCP client); `--http ADDR` serves Streamable HTTP at `/mcp`
+//! and legacy SSE at `/sse`. Logs go to stderr.
 
-// Wired to tools once mcp-server's builder lands.
-#[allow(dead_code)]
 mod cities;
-#[allow(dead_code)]
 mod clock;
-#[allow(dead_code)]
+mod open_meteo;
+mod provider;
 mod synthetic;
+mod weather;
 
-fn main() {
-    eprintln!("weather-server: not implemented yet");
-    std::process::exit(2);
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clock::Clock;
+use provider::Provider;
+
+const USAGE: &str = "\
+weather-server: an MCP server with current weather and forecasts for world cities
+
+USAGE:
+    weather-server [OPTIONS]
+
+OPTIONS:
+    --http ADDR             Serve Streamable HTTP at /mcp and legacy SSE at /sse on ADDR
+                            (e.g. 127.0.0.1:8080) instead of stdio
+    --stateless             With --http: no sessions; every POST is served on its own
+    --provider NAME         embedded (default: synthetic data, no network) or open-meteo
+    --provider-url URL      Base URL of the Open-Meteo API (default https://api.open-meteo.com)
+    --provider-timeout SECS Timeout of one Open-Meteo request (default 10)
+    --clock TIME            Freeze the embedded provider's clock at TIME (RFC 3339 UTC, e.g.
+                            2026-08-02T07:00:00Z, or Unix seconds): answers become fixed
+    --update-interval SECS  Every SECS, move the embedded weather one hour forward and notify
+                            subscribers of weather://current/{city} (default: off)
+    --log-level LEVEL       error, warn, info, debug or trace (default warn); logs go to stderr
+    -h, --help              Print this help
+    -V, --version           Print the version
+";
+
+struct Args {
+    http: Option<SocketAddr>,
+    stateless: bool,
+    provider: String,
+    provider_url: String,
+    provider_timeout: Duration,
+    clock: Clock,
+    update_interval: Option<Duration>,
+    log_level: tracing::Level,
+}
+
+fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut args = Args {
+        http: None,
+        stateless: false,
+        provider: "embedded".into(),
+        provider_url: open_meteo::DEFAULT_BASE_URL.into(),
+        provider_timeout: Duration::from_secs(10),
+        clock: Clock::System,
+        update_interval: None,
+        log_level: tracing::Level::WARN,
+    };
+    while let Some(arg) = argv.next() {
+        let mut value = |name: &str| {
+            argv.next()
+                .ok_or_else(|| format!("{name} needs a value; see --help"))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                return Ok(None);
+            }
+            "-V" | "--version" => {
+                println!("weather-server {}", env!("CARGO_PKG_VERSION"));
+                return Ok(None);
+            }
+            "--http" => {
+                let v = value("--http")?;
+                args.http = Some(v.parse().map_err(|_| {
+                    format!("--http {v:?}: expected an address like 127.0.0.1:8080")
+                })?);
+            }
+            "--stateless" => args.stateless = true,
+            "--provider" => {
+                let v = value("--provider")?;
+                if v != "embedded" && v != "open-meteo" {
+                    return Err(format!("--provider {v:?}: use embedded or open-meteo"));
+                }
+                args.provider = v;
+            }
+            "--provider-url" => args.provider_url = value("--provider-url")?,
+            "--provider-timeout" => {
+                let v = value("--provider-timeout")?;
+                let secs: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--provider-timeout {v:?}: expected seconds"))?;
+                if !(secs.is_finite() && secs > 0.0) {
+                    return Err(format!(
+                        "--provider-timeout {v:?}: expected a positive number of seconds"
+                    ));
+                }
+                args.provider_timeout = Duration::from_secs_f64(secs);
+            }
+            "--clock" => {
+                let v = value("--clock")?;
+                let t = clock::parse_rfc3339(&v).ok_or_else(|| {
+                    format!("--clock {v:?}: expected e.g. 2026-08-02T07:00:00Z or Unix seconds")
+                })?;
+                args.clock = Clock::Frozen(t);
+            }
+            "--update-interval" => {
+                let v = value("--update-interval")?;
+                let secs: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--update-interval {v:?}: expected seconds"))?;
+                if !(secs.is_finite() && secs > 0.0) {
+                    return Err(format!(
+                        "--update-interval {v:?}: expected a positive number of seconds"
+                    ));
+                }
+                args.update_interval = Some(Duration::from_secs_f64(secs));
+            }
+            "--log-level" => {
+                let v = value("--log-level")?;
+                args.log_level = v.parse().map_err(|_| {
+                    format!("--log-level {v:?}: use error, warn, info, debug or trace")
+                })?;
+            }
+            other => return Err(format!("unknown argument {other:?}; see --help")),
+        }
+    }
+    Ok(Some(args))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => return ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(args.log_level)
+        .with_ansi(false)
+        .init();
+    // stdio needs one thread; HTTP spreads connections over the cores.
+    let runtime = if args.http.is_some() {
+        tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    };
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("weather-server: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(args))
+}
+
+async fn run(args: Args) -> ExitCode {
+    let provider = if args.provider == "open-meteo" {
+        match open_meteo::OpenMeteo::new(&args.provider_url, args.provider_timeout) {
+            Ok(api) => Provider::OpenMeteo(Box::new(api)),
+            Err(e) => {
+                eprintln!("weather-server: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        Provider::embedded(args.clock)
+    };
+    let server = weather::build(provider.clone());
+    if let Some(every) = args.update_interval {
+        weather::spawn_updates(server.clone(), provider, every);
+    }
+    let Some(addr) = args.http else {
+        server.serve_stdio().await;
+        return ExitCode::SUCCESS;
+    };
+    let config = mcp_server::http::HttpConfig {
+        stateless: args.stateless,
+        ..Default::default()
+    };
+    let factory = {
+        let server = server.clone();
+        move |transport| server.serve(transport)
+    };
+    let http = match mcp_server::http::bind(addr, config, factory).await {
+        Ok(http) => http,
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!(
+        "weather-server: serving Streamable HTTP at http://{0}/mcp and legacy SSE at http://{0}/sse",
+        http.local_addr()
+    );
+    wait_for_shutdown_signal().await;
+    http.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+async fn wait_for_shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
 }

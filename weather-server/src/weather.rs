@@ -1,0 +1,476 @@
+//! The weather server's tools, resources, prompt and completions, on mcp-server's public API.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use mcp_server::schema::{
+    CallToolResult, GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents,
+    ToolAnnotations,
+};
+use mcp_server::{
+    CompletionRequest, Context, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest,
+    ResourceTemplate, Server, ServerError, Tool,
+};
+
+use crate::cities::{self, City, CITIES};
+use crate::provider::Provider;
+use crate::synthetic::{Condition, DailyForecast, Observation};
+
+/// The URI of the list of cities.
+pub const CITIES_URI: &str = "weather://cities";
+/// The template of one city's current conditions.
+pub const CURRENT_TEMPLATE: &str = "weather://current/{city}";
+
+const INSTRUCTIONS: &str = "Weather for about 120 world cities. Use get_weather for current conditions \
+(temperature in °C, sky, humidity, wind), get_forecast for up to 7 days, and list_cities to find \
+supported cities (names in English; Chinese names such as 深圳 also work). An unknown city returns \
+an error naming the closest known cities. Resources: weather://cities and weather://current/{city}.";
+
+#[derive(Deserialize)]
+struct CityArgs {
+    city: String,
+}
+
+#[derive(Deserialize)]
+struct ForecastArgs {
+    city: String,
+    #[serde(default = "default_days")]
+    days: i64,
+}
+
+fn default_days() -> i64 {
+    3
+}
+
+#[derive(Deserialize, Default)]
+struct ListArgs {
+    #[serde(default)]
+    query: Option<String>,
+}
+
+fn unknown_city(name: &str) -> String {
+    let near: Vec<&str> = cities::closest(name, 3).iter().map(|c| c.name).collect();
+    format!(
+        "Unknown city {name:?}. Closest known cities: {}. Call list_cities to see every supported city.",
+        near.join(", ")
+    )
+}
+
+fn observation_json(city: &City, o: &Observation) -> Value {
+    json!({
+        "city": city.name,
+        "country": city.country,
+        "temperature_c": o.temperature_c,
+        "condition": o.condition.as_str(),
+        "humidity_pct": o.humidity_pct,
+        "wind_kmh": o.wind_kmh,
+        "wind_direction": o.wind_direction,
+        "observed_at": o.observed_at,
+    })
+}
+
+fn observation_text(city: &City, o: &Observation) -> String {
+    format!(
+        "{}: {}, {} °C, humidity {} %, wind {} km/h {}",
+        city.name,
+        o.condition.as_str(),
+        o.temperature_c,
+        o.humidity_pct,
+        o.wind_kmh,
+        o.wind_direction
+    )
+}
+
+fn day_json(d: &DailyForecast) -> Value {
+    json!({
+        "date": d.date,
+        "min_c": d.min_c,
+        "max_c": d.max_c,
+        "condition": d.condition.as_str(),
+        "precipitation_chance_pct": d.precipitation_chance_pct,
+    })
+}
+
+fn current_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "country": {"type": "string"},
+            "temperature_c": {"type": "number", "description": "Air temperature in °C"},
+            "condition": {"type": "string", "enum": Condition::ALL},
+            "humidity_pct": {"type": "integer", "minimum": 0, "maximum": 100},
+            "wind_kmh": {"type": "number", "minimum": 0},
+            "wind_direction": {"type": "string", "description": "Where the wind comes from (16-point compass)"},
+            "observed_at": {"type": "string", "format": "date-time"}
+        },
+        "required": ["city", "country", "temperature_c", "condition", "humidity_pct", "wind_kmh", "wind_direction", "observed_at"]
+    })
+}
+
+fn forecast_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "country": {"type": "string"},
+            "days": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "date": {"type": "string", "format": "date"},
+                        "min_c": {"type": "number"},
+                        "max_c": {"type": "number"},
+                        "condition": {"type": "string", "enum": Condition::ALL},
+                        "precipitation_chance_pct": {"type": "integer", "minimum": 0, "maximum": 100}
+                    },
+                    "required": ["date", "min_c", "max_c", "condition", "precipitation_chance_pct"]
+                }
+            }
+        },
+        "required": ["city", "country", "days"]
+    })
+}
+
+fn city_schema(description: &str) -> Value {
+    json!({"type": "string", "description": description, "minLength": 1})
+}
+
+fn annotations(provider: &Provider) -> ToolAnnotations {
+    ToolAnnotations {
+        read_only_hint: Some(true),
+        idempotent_hint: Some(true),
+        destructive_hint: Some(false),
+        open_world_hint: Some(provider.is_networked()),
+        ..Default::default()
+    }
+}
+
+fn structured(text: String, value: Value) -> CallToolResult {
+    CallToolResult {
+        structured_content: Some(value),
+        ..CallToolResult::text(text)
+    }
+}
+
+/// City names (and aliases) that start with what was typed, case and accents ignored.
+pub fn complete_city(prefix: &str) -> Vec<String> {
+    let wanted = cities::fold(prefix);
+    let mut out: Vec<String> = Vec::new();
+    for city in CITIES {
+        if cities::fold(city.name).starts_with(&wanted) {
+            out.push(city.name.to_owned());
+        } else if let Some(alias) = city
+            .aliases
+            .iter()
+            .find(|a| cities::fold(a).starts_with(&wanted))
+        {
+            // An alias matched (e.g. 深 for 深圳): offer the alias as typed by the user.
+            out.push((*alias).to_owned());
+        }
+    }
+    out
+}
+
+async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallToolResult {
+    let Some(city) = cities::find(&args.city) else {
+        ctx.log(
+            LoggingLevel::Warning,
+            json!({"tool": "get_weather", "unknown_city": args.city}),
+        )
+        .await;
+        return CallToolResult::error(unknown_city(&args.city));
+    };
+    match provider.current(city).await {
+        Ok(o) => {
+            ctx.log(
+                LoggingLevel::Info,
+                json!({"tool": "get_weather", "city": city.name}),
+            )
+            .await;
+            structured(observation_text(city, &o), observation_json(city, &o))
+        }
+        Err(e) => {
+            ctx.log(
+                LoggingLevel::Error,
+                json!({"tool": "get_weather", "city": city.name, "error": e.to_string()}),
+            )
+            .await;
+            CallToolResult::error(format!(
+                "The weather for {} is unavailable right now: {e}",
+                city.name
+            ))
+        }
+    }
+}
+
+async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> CallToolResult {
+    let Some(city) = cities::find(&args.city) else {
+        return CallToolResult::error(unknown_city(&args.city));
+    };
+    let Ok(days) = u8::try_from(args.days) else {
+        return CallToolResult::error(format!("days must be between 1 and 7, got {}", args.days));
+    };
+    if !(1..=7).contains(&days) {
+        return CallToolResult::error(format!("days must be between 1 and 7, got {days}"));
+    }
+    ctx.log(
+        LoggingLevel::Info,
+        json!({"tool": "get_forecast", "city": city.name, "days": days}),
+    )
+    .await;
+    let forecast: Vec<DailyForecast> = if provider.is_networked() {
+        match provider.network_forecast(city, days).await {
+            Ok(f) => {
+                ctx.progress(
+                    f64::from(days),
+                    Some(f64::from(days)),
+                    Some(format!("{days} days fetched")),
+                )
+                .await;
+                f
+            }
+            Err(e) => {
+                return CallToolResult::error(format!(
+                    "The forecast for {} is unavailable right now: {e}",
+                    city.name
+                ))
+            }
+        }
+    } else {
+        let mut out = Vec::with_capacity(usize::from(days));
+        for d in 0..days {
+            if ctx.is_cancelled() {
+                return CallToolResult::error("cancelled");
+            }
+            if let Some(day) = provider.embedded_forecast_day(city, d) {
+                ctx.progress(
+                    f64::from(d + 1),
+                    Some(f64::from(days)),
+                    Some(format!("{}: {}", day.date, day.condition.as_str())),
+                )
+                .await;
+                out.push(day);
+            }
+        }
+        out
+    };
+    let text = std::iter::once(format!("{} forecast:", city.name))
+        .chain(forecast.iter().map(|d| {
+            format!(
+                "{}: {}, {} to {} °C, {} % chance of precipitation",
+                d.date,
+                d.condition.as_str(),
+                d.min_c,
+                d.max_c,
+                d.precipitation_chance_pct
+            )
+        }))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let value = json!({
+        "city": city.name,
+        "country": city.country,
+        "days": forecast.iter().map(day_json).collect::<Vec<_>>(),
+    });
+    structured(text, value)
+}
+
+async fn list_cities(args: ListArgs, ctx: Context) -> CallToolResult {
+    let query = args.query.as_deref().map(cities::fold).unwrap_or_default();
+    let found: Vec<&City> = CITIES
+        .iter()
+        .filter(|c| {
+            query.is_empty()
+                || cities::fold(c.name).contains(&query)
+                || cities::fold(c.country).contains(&query)
+                || c.aliases.iter().any(|a| cities::fold(a).contains(&query))
+        })
+        .collect();
+    ctx.log(
+        LoggingLevel::Info,
+        json!({"tool": "list_cities", "matches": found.len()}),
+    )
+    .await;
+    let text = if found.is_empty() {
+        "No known city matches; call list_cities without a query to see all.".to_owned()
+    } else {
+        found
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.country))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let value = json!({
+        "cities": found.iter().map(|c| json!({"name": c.name, "country": c.country})).collect::<Vec<_>>(),
+    });
+    structured(text, value)
+}
+
+fn cities_json() -> String {
+    let list: Vec<Value> = CITIES
+        .iter()
+        .map(|c| {
+            json!({
+                "name": c.name, "country": c.country, "latitude": c.latitude, "longitude": c.longitude,
+                "time_zone": c.time_zone, "aliases": c.aliases,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".into())
+}
+
+/// The URI of one city's current conditions.
+pub fn current_uri(city: &City) -> String {
+    format!(
+        "weather://current/{}",
+        city.name.to_lowercase().replace(' ', "-")
+    )
+}
+
+/// The weather server, answering from `provider`.
+pub fn build(provider: Provider) -> Server {
+    let (p1, p2, p3, p4) = (
+        provider.clone(),
+        provider.clone(),
+        provider.clone(),
+        provider.clone(),
+    );
+    Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
+        .title("Weather")
+        .description("Current weather and forecasts for world cities")
+        .instructions(INSTRUCTIONS)
+        .tool(
+            Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
+                .title("Current weather")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {"city": city_schema("City name, e.g. \"Shenzhen\" or \"深圳\"")},
+                    "required": ["city"],
+                    "additionalProperties": false
+                }))
+                .output_schema(current_schema())
+                .annotations(annotations(&provider)),
+            move |args: CityArgs, ctx: Context| get_weather(p1.clone(), args, ctx),
+        )
+        .tool(
+            Tool::new("get_forecast", "Daily forecast for a city, 1 to 7 days: low/high °C, sky, chance of precipitation.")
+                .title("Forecast")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "city": city_schema("City name"),
+                        "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 3, "description": "How many days, 1 to 7"}
+                    },
+                    "required": ["city"],
+                    "additionalProperties": false
+                }))
+                .output_schema(forecast_schema())
+                .annotations(annotations(&provider)),
+            move |args: ForecastArgs, ctx: Context| get_forecast(p2.clone(), args, ctx),
+        )
+        .tool(
+            Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")
+                .title("Known cities")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {"query": {"type": "string", "description": "Part of a city or country name"}},
+                    "additionalProperties": false
+                }))
+                .output_schema(json!({
+                    "type": "object",
+                    "properties": {"cities": {"type": "array", "items": {
+                        "type": "object",
+                        "properties": {"name": {"type": "string"}, "country": {"type": "string"}},
+                        "required": ["name", "country"]
+                    }}},
+                    "required": ["cities"]
+                }))
+                .annotations(ToolAnnotations { open_world_hint: Some(false), ..annotations(&provider) }),
+            |args: ListArgs, ctx: Context| list_cities(args, ctx),
+        )
+        .resource(
+            Resource::new(CITIES_URI, "cities")
+                .title("Known cities")
+                .description("Every city with its country, coordinates, time zone and aliases (JSON)")
+                .mime_type("application/json"),
+            |req: ResourceRequest, _ctx: Context| async move {
+                ReadResourceResult::new(vec![TextResourceContents::new(req.uri, cities_json())
+                    .with_mime_type("application/json")
+                    .into()])
+            },
+        )
+        .resource_template(
+            ResourceTemplate::new(CURRENT_TEMPLATE, "current")
+                .title("Current weather")
+                .description("Current conditions in one city (JSON); subscribe to hear when they change")
+                .mime_type("application/json"),
+            move |req: ResourceRequest, _ctx: Context| {
+                let provider = p3.clone();
+                async move {
+                    let name = req.var("city").unwrap_or_default().replace('-', " ");
+                    let city = cities::find(&name).ok_or_else(|| ServerError::ResourceNotFound(req.uri.clone()))?;
+                    let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
+                    let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
+                    Ok::<_, ServerError>(ReadResourceResult::new(vec![TextResourceContents::new(req.uri, text)
+                        .with_mime_type("application/json")
+                        .into()]))
+                }
+            },
+        )
+        .prompt(
+            Prompt::new("weather_report", "A weather report for a city, with the current data embedded")
+                .title("Weather report")
+                .argument("city", "The city", true)
+                .argument("style", "The tone, e.g. \"brief\", \"friendly\", \"for pilots\"", false),
+            move |args: PromptArguments, _ctx: Context| {
+                let provider = p4.clone();
+                async move {
+                    let name = args.get("city").cloned().unwrap_or_default();
+                    let city = cities::find(&name).ok_or_else(|| ServerError::InvalidParams(unknown_city(&name)))?;
+                    let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
+                    let style = args.get("style").map(String::as_str).unwrap_or("brief");
+                    let data = serde_json::to_string(&observation_json(city, &o)).unwrap_or_default();
+                    let ask = format!(
+                        "Write a {style} weather report for {} ({}) from this current data:\n{data}",
+                        city.name, city.country
+                    );
+                    Ok::<_, ServerError>(
+                        GetPromptResult::new(vec![PromptMessage::user(ask)])
+                            .with_description(format!("Weather report for {}", city.name)),
+                    )
+                }
+            },
+        )
+        .prompt_completion("weather_report", "city", |req: CompletionRequest, _ctx: Context| async move {
+            complete_city(&req.value)
+        })
+        .prompt_completion("weather_report", "style", |req: CompletionRequest, _ctx: Context| async move {
+            ["brief", "detailed", "friendly", "for pilots", "for sailors"]
+                .iter()
+                .filter(|s| s.starts_with(&req.value))
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        })
+        .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest, _ctx: Context| async move {
+            complete_city(&req.value).into_iter().map(|c| c.to_lowercase().replace(' ', "-")).collect::<Vec<_>>()
+        })
+        .build()
+}
+
+/// Moves the embedded weather forward one hour every `every`, and tells subscribers of each
+/// city's resource that it changed.
+pub fn spawn_updates(server: Server, provider: Provider, every: std::time::Duration) {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        loop {
+            ticks.tick().await;
+            if provider.advance(3600) || provider.is_networked() {
+                for city in CITIES {
+                    server.notify_resource_updated(&current_uri(city));
+                }
+            }
+        }
+    });
+}
