@@ -416,6 +416,10 @@ impl Shared {
         if let Err(e) = result {
             tracing::debug!("request {id} to {} failed: {e}", self.url_text);
             self.inbox.fail_request(id.clone(), &e).await;
+            if matches!(e, HttpError::SessionExpired { .. }) {
+                // No session to go on with: the transport is done.
+                self.inbox.close(e.to_string());
+            }
         }
         lock(&self.calls).remove(id);
     }
@@ -442,8 +446,20 @@ impl Shared {
                 let error = self.status_error(Method::POST, response).await;
                 if self.config.reinit_on_expiry && !retried {
                     retried = true;
-                    self.reinitialize(generation, &error).await?;
-                    continue;
+                    match self.reinitialize(generation, &error).await {
+                        Ok(()) => continue,
+                        // The server is unreachable: a later request may try again.
+                        Err(e @ (HttpError::Connect { .. } | HttpError::Timeout { .. })) => {
+                            return Err(e)
+                        }
+                        Err(e @ HttpError::SessionExpired { .. }) => return Err(e),
+                        Err(other) => {
+                            return Err(HttpError::SessionExpired {
+                                url: self.url_text.clone(),
+                                reason: format!("re-initializing failed: {other}"),
+                            })
+                        }
+                    }
                 }
                 let expired = HttpError::SessionExpired {
                     url: self.url_text.clone(),
@@ -453,7 +469,6 @@ impl Shared {
                         format!("{error} (re-initializing is turned off)")
                     },
                 };
-                self.inbox.close(expired.to_string());
                 return Err(expired);
             }
             if !status.is_success() {
