@@ -76,6 +76,8 @@ struct Script {
     replays: Vec<(String, String)>,
     /// Messages to push on the GET stream once it opens.
     get_stream_messages: VecDeque<Value>,
+    /// Raw SSE text for the first GET stream, which is then closed (not parked).
+    get_stream_raw_once: Option<String>,
     /// Legacy mode: the sender of the open SSE stream.
     legacy_tx: Option<mpsc::Sender<Bytes>>,
     /// Legacy mode: the endpoint to announce.
@@ -228,6 +230,10 @@ fn open_get(state: &Shared, seen: &Seen) -> Reply {
         return reply(status, None, "");
     }
     let (tx, r) = sse_reply(64);
+    if let Some(raw) = s.get_stream_raw_once.take() {
+        let _ = tx.try_send(Bytes::from(raw));
+        return r;
+    }
     while let Some(m) = s.get_stream_messages.pop_front() {
         let _ = tx.try_send(event(&m));
     }
@@ -889,5 +895,38 @@ async fn auto_falls_back_on_400_404_405_only() {
     .expect_err("500 fails");
     assert!(transport_error_text(&error).contains("HTTP 500"));
     assert_eq!(flavor.get(), Some(HttpFlavor::Streamable));
+    peer.close();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_get_stream_reconnects_with_last_event_id_when_it_drops() {
+    let first = json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"});
+    let second = json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"});
+    let (state, port) = serve(Script {
+        get_stream_raw_once: Some(format!("retry: 100\nid: g1\ndata: {first}\n\n")),
+        replays: vec![("g1".into(), format!("id: g2\ndata: {second}\n\n"))],
+        ..Script::default()
+    })
+    .await;
+    let (peer, client) = start(
+        StreamableHttpTransport::new(HttpClientConfig::new(url(port, "/mcp"))).expect("config"),
+    );
+    handshake(&peer, "2025-11-25").await;
+    wait_until("both notifications", || {
+        let notes = client
+            .notifications
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let has = |m: &str| notes.iter().any(|n| n.method == m);
+        has("notifications/resources/list_changed") && has("notifications/prompts/list_changed")
+    })
+    .await;
+    let gets: Vec<Seen> = seen(&state)
+        .into_iter()
+        .filter(|s| s.method == Method::GET)
+        .collect();
+    assert!(gets.len() >= 2, "{gets:?}");
+    assert_eq!(gets[0].last_event_id, None);
+    assert_eq!(gets[1].last_event_id.as_deref(), Some("g1"));
     peer.close();
 }

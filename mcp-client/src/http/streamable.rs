@@ -733,12 +733,19 @@ impl Shared {
                             ))
                         }
                     }
+                    let mut events = 0usize;
                     if let Some(s) = stream.as_mut() {
                         while let Ok(event) = s.next().await {
+                            events += 1;
                             if event.is_message() && !event.data.is_empty() {
                                 self.inbox.deliver_frame(event.data.as_bytes()).await;
                             }
                         }
+                    }
+                    if events == 0 {
+                        // A stream that ends without a single event is no better than a
+                        // failure: back off instead of reconnecting in a tight loop.
+                        failures += 1;
                     }
                 }
                 Ok(response) => {
