@@ -519,9 +519,11 @@ async fn a_dropped_stream_resumes_with_last_event_id_after_the_retry_delay() {
         ..Script::default()
     })
     .await;
-    let (peer, client) = start(
-        StreamableHttpTransport::new(HttpClientConfig::new(url(port, "/mcp"))).expect("config"),
-    );
+    // Without the server's `retry` the client would wait 2 s: the upper bound below shows the
+    // server's 150 ms were used.
+    let mut config = HttpClientConfig::new(url(port, "/mcp"));
+    config.reconnect.initial_delay = Duration::from_secs(2);
+    let (peer, client) = start(StreamableHttpTransport::new(config).expect("config"));
     handshake(&peer, "2025-11-25").await;
     let started = Instant::now();
     let r = bounded(
@@ -536,6 +538,10 @@ async fn a_dropped_stream_resumes_with_last_event_id_after_the_retry_delay() {
     assert!(
         waited >= Duration::from_millis(140),
         "waited only {waited:?}"
+    );
+    assert!(
+        waited < Duration::from_millis(1500),
+        "waited {waited:?} for a 150 ms retry"
     );
     let resume = seen(&state)
         .into_iter()

@@ -101,8 +101,6 @@ struct Session {
     version: Option<HeaderValue>,
     /// The params of the client's `initialize`, replayed to start a new session.
     init_params: Option<String>,
-    /// The id of the client's `initialize`, to recognize its answer.
-    init_id: Option<RequestId>,
     /// The params of `notifications/initialized`, once the client sent it.
     initialized: Option<Option<String>>,
     /// Bumped at every new session, so concurrent 404s re-initialize only once.
@@ -220,10 +218,8 @@ impl StreamableHttpSink {
     /// Records what the transport must know about a message before it leaves.
     fn note_outgoing(&self, kind: &Kind) {
         match kind {
-            Kind::Request { id, method, params } if method == "initialize" => {
-                let mut s = lock(&self.shared.session);
-                s.init_params = params.clone();
-                s.init_id = Some(id.clone());
+            Kind::Request { method, params, .. } if method == "initialize" => {
+                lock(&self.shared.session).init_params = params.clone();
             }
             Kind::Notification { method, params } if method == "notifications/initialized" => {
                 lock(&self.shared.session).initialized = Some(params.clone());
