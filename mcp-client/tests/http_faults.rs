@@ -936,3 +936,43 @@ async fn the_get_stream_reconnects_with_last_event_id_when_it_drops() {
     assert_eq!(gets[1].last_event_id.as_deref(), Some("g1"));
     peer.close();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_and_fallback_failures_name_the_status_and_url() {
+    let (_state, port) = serve(Script::default()).await;
+    // GET on an unknown path: 404 with a body.
+    let error = bounded(
+        5,
+        "legacy connect",
+        LegacySseTransport::connect(HttpClientConfig::new(url(port, "/nowhere"))),
+    )
+    .await
+    .err()
+    .expect("404");
+    let text = error.to_string();
+    assert_eq!(error.status(), Some(StatusCode::NOT_FOUND));
+    assert!(
+        text.contains("HTTP 404 Not Found from GET") && text.contains(&url(port, "/nowhere")),
+        "{text}"
+    );
+    assert!(text.contains("no such path"), "{text}");
+
+    // Auto: POST gets 404 so it falls back, and the GET fails too: both are reported.
+    let transport = http::connect_auto(HttpClientConfig::new(url(port, "/nowhere")))
+        .await
+        .expect("config");
+    let (peer, _) = start(transport);
+    let error = bounded(
+        5,
+        "initialize",
+        request(&peer, "initialize", initialize_params("2025-11-25")),
+    )
+    .await
+    .expect_err("neither transport works");
+    let text = transport_error_text(&error);
+    assert!(
+        text.contains("Streamable HTTP initialize got 404") && text.contains("from GET"),
+        "{text}"
+    );
+    peer.close();
+}
