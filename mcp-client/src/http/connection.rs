@@ -115,9 +115,8 @@ impl Connection {
 fn make_connector(http: HttpConnector) -> Result<Connector, HttpError> {
     let builder = hyper_rustls::HttpsConnectorBuilder::new()
         .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-        .map_err(|e| HttpError::InvalidUrl {
-            url: String::new(),
-            reason: format!("TLS setup failed: {e}"),
+        .map_err(|e| HttpError::Tls {
+            detail: e.to_string(),
         })?;
     Ok(builder.https_or_http().enable_http1().wrap_connector(http))
 }
@@ -146,5 +145,44 @@ pub(crate) fn check_url(text: &str) -> Result<Uri, HttpError> {
             "https needs the `tls` feature of mcp-client, which is off in this build",
         )),
         _ => Err(invalid("only http and https URLs are supported")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_urls_are_accepted() {
+        let uri = check_url("http://127.0.0.1:8080/mcp?x=1").expect("valid");
+        assert_eq!(uri.path(), "/mcp");
+    }
+
+    #[test]
+    fn https_follows_the_tls_feature() {
+        assert_eq!(
+            check_url("https://example.com/mcp").is_ok(),
+            cfg!(feature = "tls")
+        );
+    }
+
+    #[test]
+    fn relative_and_other_schemes_are_refused() {
+        for bad in ["/mcp", "ws://host/mcp", "", "http://"] {
+            assert!(check_url(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_connection_builds_with_headers() {
+        let config = HttpClientConfig::new("https://example.com/mcp").bearer_token("t");
+        let conn = Connection::new(&config).expect("builds");
+        let uri: Uri = "http://127.0.0.1/mcp".parse().expect("uri");
+        let request = conn.request(Method::GET, &uri, &[], Bytes::new());
+        let auth = request
+            .headers()
+            .get(hyper::header::AUTHORIZATION)
+            .expect("auth");
+        assert!(auth.is_sensitive());
     }
 }

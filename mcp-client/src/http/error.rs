@@ -19,6 +19,12 @@ pub enum HttpError {
         /// Why it was refused.
         reason: String,
     },
+    /// The TLS client could not be set up.
+    #[error("TLS setup failed: {detail}")]
+    Tls {
+        /// What rustls said.
+        detail: String,
+    },
     /// A configured header has an invalid name or value.
     #[error("invalid header {name:?}: {reason}")]
     InvalidHeader {

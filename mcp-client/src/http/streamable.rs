@@ -101,8 +101,6 @@ struct Session {
     version: Option<HeaderValue>,
     /// The params of the client's `initialize`, replayed to start a new session.
     init_params: Option<String>,
-    /// The id of the client's `initialize`, to recognize its answer.
-    init_id: Option<RequestId>,
     /// The params of `notifications/initialized`, once the client sent it.
     initialized: Option<Option<String>>,
     /// Bumped at every new session, so concurrent 404s re-initialize only once.
@@ -220,10 +218,8 @@ impl StreamableHttpSink {
     /// Records what the transport must know about a message before it leaves.
     fn note_outgoing(&self, kind: &Kind) {
         match kind {
-            Kind::Request { id, method, params } if method == "initialize" => {
-                let mut s = lock(&self.shared.session);
-                s.init_params = params.clone();
-                s.init_id = Some(id.clone());
+            Kind::Request { method, params, .. } if method == "initialize" => {
+                lock(&self.shared.session).init_params = params.clone();
             }
             Kind::Notification { method, params } if method == "notifications/initialized" => {
                 lock(&self.shared.session).initialized = Some(params.clone());
@@ -416,6 +412,10 @@ impl Shared {
         if let Err(e) = result {
             tracing::debug!("request {id} to {} failed: {e}", self.url_text);
             self.inbox.fail_request(id.clone(), &e).await;
+            if matches!(e, HttpError::SessionExpired { .. }) {
+                // No session to go on with: the transport is done.
+                self.inbox.close(e.to_string());
+            }
         }
         lock(&self.calls).remove(id);
     }
@@ -442,8 +442,20 @@ impl Shared {
                 let error = self.status_error(Method::POST, response).await;
                 if self.config.reinit_on_expiry && !retried {
                     retried = true;
-                    self.reinitialize(generation, &error).await?;
-                    continue;
+                    match self.reinitialize(generation, &error).await {
+                        Ok(()) => continue,
+                        // The server is unreachable: a later request may try again.
+                        Err(e @ (HttpError::Connect { .. } | HttpError::Timeout { .. })) => {
+                            return Err(e)
+                        }
+                        Err(e @ HttpError::SessionExpired { .. }) => return Err(e),
+                        Err(other) => {
+                            return Err(HttpError::SessionExpired {
+                                url: self.url_text.clone(),
+                                reason: format!("re-initializing failed: {other}"),
+                            })
+                        }
+                    }
                 }
                 let expired = HttpError::SessionExpired {
                     url: self.url_text.clone(),
@@ -453,7 +465,6 @@ impl Shared {
                         format!("{error} (re-initializing is turned off)")
                     },
                 };
-                self.inbox.close(expired.to_string());
                 return Err(expired);
             }
             if !status.is_success() {
@@ -718,12 +729,19 @@ impl Shared {
                             ))
                         }
                     }
+                    let mut events = 0usize;
                     if let Some(s) = stream.as_mut() {
                         while let Ok(event) = s.next().await {
+                            events += 1;
                             if event.is_message() && !event.data.is_empty() {
                                 self.inbox.deliver_frame(event.data.as_bytes()).await;
                             }
                         }
+                    }
+                    if events == 0 {
+                        // A stream that ends without a single event is no better than a
+                        // failure: back off instead of reconnecting in a tight loop.
+                        failures += 1;
                     }
                 }
                 Ok(response) => {
