@@ -1076,15 +1076,29 @@ pub fn fold(name: &str) -> String {
         .collect()
 }
 
+/// Every folded name and alias, built once: a lookup folds the query and hashes it.
+fn index() -> &'static std::collections::HashMap<String, &'static City> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<String, &'static City>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = std::collections::HashMap::new();
+        for city in CITIES {
+            for name in std::iter::once(city.name).chain(city.aliases.iter().copied()) {
+                index.entry(fold(name)).or_insert(city);
+            }
+        }
+        index
+    })
+}
+
 /// Finds a city by name or alias, ignoring case, accents, spaces and punctuation.
 pub fn find(name: &str) -> Option<&'static City> {
-    let wanted = fold(name.trim());
-    if wanted.is_empty() {
-        return None;
+    let name = name.trim();
+    // Fast path: an exact name as typed by most clients ("Shenzhen", "shenzhen").
+    if let Some(city) = CITIES.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
+        return Some(city);
     }
-    CITIES
-        .iter()
-        .find(|c| fold(c.name) == wanted || c.aliases.iter().any(|a| fold(a) == wanted))
+    index().get(&fold(name)).copied()
 }
 
 /// The known cities closest in spelling to `name`, best first (for "did you mean").
