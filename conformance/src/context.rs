@@ -22,6 +22,8 @@ pub struct Config {
     pub timeout: Duration,
     /// The bound on one whole case.
     pub case_timeout: Duration,
+    /// The bound on a fresh server's first reply (its start-up included).
+    pub startup_timeout: Duration,
     /// The tool used as the slow fixture (cancellation, concurrency); auto-detected when `None`.
     pub slow_tool: Option<String>,
     /// The tool used as the progress fixture; the slow tool when `None`.
@@ -36,6 +38,7 @@ impl Default for Config {
         Config {
             timeout: Duration::from_secs(10),
             case_timeout: Duration::from_secs(60),
+            startup_timeout: Duration::from_secs(30),
             slow_tool: None,
             progress_tool: None,
             tool_args: BTreeMap::new(),
@@ -134,6 +137,7 @@ impl Ctx {
     pub async fn fresh(&mut self) -> Result<Session, Error> {
         let mut session = self.connector.connect(self.journal.clone()).await?;
         session.timeout = self.config.timeout;
+        session.startup_timeout = self.config.startup_timeout;
         Ok(session)
     }
 
@@ -155,6 +159,7 @@ impl Ctx {
                 let session = {
                     let mut s = self.connector.connect(self.journal.clone()).await?;
                     s.timeout = self.config.timeout;
+                    s.startup_timeout = self.config.startup_timeout;
                     s.handshake(ProtocolVersion::LATEST.as_str()).await?;
                     s
                 };

@@ -31,6 +31,7 @@ options:
   --skip PREFIX               skip cases whose id starts with PREFIX (repeatable, or comma-separated)
   --timeout SECS              bound on one request (default 10)
   --case-timeout SECS         bound on one case (default 60)
+  --startup-timeout SECS      bound on a fresh server's first reply (default 30)
   --slow-tool NAME            the tool used for cancellation and concurrency cases
   --progress-tool NAME        the tool used for progress cases (default: the slow tool)
   --call NAME=JSON            sample arguments for calling tool NAME
@@ -113,6 +114,10 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Er
             "--timeout" => args.config.timeout = seconds("--timeout", &value("--timeout")?)?,
             "--case-timeout" => {
                 args.config.case_timeout = seconds("--case-timeout", &value("--case-timeout")?)?
+            }
+            "--startup-timeout" => {
+                args.config.startup_timeout =
+                    seconds("--startup-timeout", &value("--startup-timeout")?)?
             }
             "--slow-tool" => args.config.slow_tool = Some(value("--slow-tool")?),
             "--progress-tool" => args.config.progress_tool = Some(value("--progress-tool")?),

@@ -104,7 +104,11 @@ async fn messages(cx: &mut Ctx) -> CaseResult {
     if cx.capability("logging").await?.is_none() {
         return Ok(Outcome::fail(
             "the `logging` capability from a server sending notifications/message",
-            format!("{} log message(s) without it", seen.len()),
+            format!(
+                "{} log message(s) without it; the first: {}",
+                seen.len(),
+                brief(&seen[0])
+            ),
         ));
     }
     for params in &seen {

@@ -126,6 +126,8 @@ pub struct Session {
     notifications: Vec<(String, Value)>,
     /// The default bound on one request's wait.
     pub timeout: Duration,
+    /// The bound on the first request of a session, which includes the server's start-up.
+    pub startup_timeout: Duration,
     /// The `initialize` result once [`Session::handshake`] succeeded.
     pub initialized: Option<Value>,
 }
@@ -146,6 +148,7 @@ impl Session {
             backlog: VecDeque::new(),
             notifications: Vec::new(),
             timeout: Duration::from_secs(10),
+            startup_timeout: Duration::from_secs(30),
             initialized: None,
         }
     }
@@ -445,8 +448,19 @@ impl Session {
 
     /// Sends `initialize` for `version` and waits for the reply (no `initialized` yet).
     pub async fn send_initialize(&mut self, version: &str) -> Result<Reply, Error> {
-        self.request("initialize", Some(initialize_params(version)))
+        let timeout = self.startup_timeout.max(self.timeout);
+        self.request_within("initialize", Some(initialize_params(version)), timeout)
             .await
+    }
+
+    /// A request given the start-up allowance: for the first request of a fresh session.
+    pub async fn first_request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+    ) -> Result<Reply, Error> {
+        let timeout = self.startup_timeout.max(self.timeout);
+        self.request_within(method, params, timeout).await
     }
 
     /// The whole handshake: `initialize`, then `notifications/initialized`. Returns the result.
