@@ -1,4 +1,39 @@
-//! A conformance suite that runs against any MCP server (a stdio command or a URL) and
-//! reports case by case.
+//! A conformance suite that runs against any MCP server and reports case by case.
 //!
-//! Not written yet: it will hold the cases and the `mcp-conformance` runner.
+//! The runner drives servers at the wire level, not through a client library: it sends exact
+//! (sometimes malformed) bytes and observes exactly what comes back, or that nothing does.
+//!
+//! - [`driver`]: transports and sessions. stdio today; HTTP and SSE plug in behind
+//!   [`driver::Transport`] and [`driver::Connector`].
+//! - [`case`]: what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
+//! - [`cases`]: the cases, one module per area of the specification.
+//! - [`runner`]: runs the selected cases with a bound on each.
+//! - [`report`]: table, JSON and JUnit output.
+//!
+//! # Fixtures
+//!
+//! Some cases need behaviour a generic server may lack. They look for it by convention and skip
+//! with a reason when it is missing:
+//!
+//! - **slow tool** (cancellation, repeated ids, concurrency): a tool whose `inputSchema` has a
+//!   numeric `duration` property (seconds) or `durationMs`/`duration_ms` (milliseconds), and
+//!   optionally a numeric `steps`. `@modelcontextprotocol/server-everything`'s
+//!   `trigger-long-running-operation` fits. Choose one with `--slow-tool NAME`.
+//! - **progress tool**: the slow tool, called with a `progressToken`; it should send
+//!   `notifications/progress`. Choose another with `--progress-tool NAME`.
+//! - **sample calls** (call results, `structuredContent`): tools annotated
+//!   `readOnlyHint: true` whose required arguments can be taken from their schema (`default`,
+//!   `const`, `enum`, `examples`; booleans, numbers, arrays and objects get neutral values).
+//!   Other tools are never called with valid arguments unless named with
+//!   `--call NAME='{"arg": …}'`.
+
+pub mod case;
+pub mod cases;
+pub mod context;
+pub mod driver;
+pub mod error;
+pub mod report;
+pub mod runner;
+
+pub use case::{Case, Level, Outcome};
+pub use error::Error;

@@ -1,0 +1,160 @@
+//! The cases, one module per area of the specification, and the checks they share.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::case::{Case, Outcome};
+use crate::driver::{Reply, Session};
+use crate::error::Error;
+
+pub mod completion;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod logging;
+pub mod prompts;
+pub mod resources;
+pub mod tools;
+pub mod utilities;
+
+/// Every case, in the order they run. The run-wide checks (output validity, log messages) come
+/// last so they see everything the server sent.
+pub fn all() -> Vec<Case> {
+    let mut cases = Vec::new();
+    cases.extend(lifecycle::cases());
+    cases.extend(jsonrpc::cases());
+    cases.extend(utilities::cases());
+    cases.extend(tools::cases());
+    cases.extend(resources::cases());
+    cases.extend(prompts::cases());
+    cases.extend(completion::cases());
+    cases.extend(logging::cases());
+    cases.extend(jsonrpc::final_cases());
+    cases.extend(logging::final_cases());
+    cases
+}
+
+/// How long the runner listens when nothing should arrive.
+pub const QUIET: Duration = Duration::from_millis(600);
+
+/// `Some(failure)` unless the session still answers a `ping`: bad input must not end a session.
+pub async fn still_alive(session: &mut Session, after: &str) -> Result<Option<Outcome>, Error> {
+    let timeout = session.timeout;
+    let outcome = match session.request_within("ping", None, timeout).await {
+        Ok(Reply::Result(_)) => None,
+        Ok(other) => Some(Outcome::fail(
+            format!("the session to go on after {after} (a `ping` answered)"),
+            format!("`ping` got {}", other.describe()),
+        )),
+        Err(e) => Some(Outcome::fail(
+            format!("the session to go on after {after} (a `ping` answered)"),
+            e.to_string(),
+        )),
+    };
+    Ok(outcome)
+}
+
+/// Checks that `reply` is an error with `code`.
+pub fn expect_code(reply: &Reply, code: i64, what: &str) -> Outcome {
+    match reply.error_code() {
+        Some(c) if c == code => Outcome::Pass,
+        _ => Outcome::fail(format!("{what}: error {code}"), reply.describe()),
+    }
+}
+
+/// Checks that `reply` is an error with one of `codes`.
+pub fn expect_codes(reply: &Reply, codes: &[i64], what: &str) -> Outcome {
+    match reply.error_code() {
+        Some(c) if codes.contains(&c) => Outcome::Pass,
+        _ => {
+            let list: Vec<String> = codes.iter().map(i64::to_string).collect();
+            Outcome::fail(
+                format!("{what}: error {}", list.join(" or ")),
+                reply.describe(),
+            )
+        }
+    }
+}
+
+/// Combines a check with the liveness check that follows it: the first failure wins.
+pub fn first_failure(outcome: Outcome, alive: Option<Outcome>) -> Outcome {
+    match (outcome, alive) {
+        (Outcome::Pass, Some(fail)) => fail,
+        (outcome, _) => outcome,
+    }
+}
+
+/// The `type` of a JSON Schema, when it is a single string.
+pub fn schema_type(schema: &Value) -> Option<&str> {
+    schema.get("type").and_then(Value::as_str)
+}
+
+/// A problem with one content block, if any (`type` and its required fields per version).
+pub fn content_problem(block: &Value, version: mcp_proto::ProtocolVersion) -> Option<String> {
+    use mcp_proto::ProtocolVersion as V;
+    let Some(kind) = block.get("type").and_then(Value::as_str) else {
+        return Some(format!("a content block without a string `type`: {block}"));
+    };
+    let has_str = |k: &str| block.get(k).is_some_and(Value::is_string);
+    let missing = |fields: &[&str]| -> Option<String> {
+        let absent: Vec<&str> = fields.iter().copied().filter(|f| !has_str(f)).collect();
+        (!absent.is_empty()).then(|| format!("a `{kind}` block without string {absent:?}"))
+    };
+    match kind {
+        "text" => missing(&["text"]),
+        "image" => missing(&["data", "mimeType"]).or_else(|| base64_problem(block, "data")),
+        "audio" if version >= V::V2025_03_26 => {
+            missing(&["data", "mimeType"]).or_else(|| base64_problem(block, "data"))
+        }
+        "resource" => match block.get("resource") {
+            Some(r)
+                if r.get("uri").is_some_and(Value::is_string)
+                    && (r.get("text").is_some_and(Value::is_string)
+                        || r.get("blob").is_some_and(Value::is_string)) =>
+            {
+                None
+            }
+            _ => Some("a `resource` block without `resource{uri, text|blob}`".into()),
+        },
+        "resource_link" if version >= V::V2025_06_18 => missing(&["uri", "name"]),
+        other => Some(format!(
+            "a content block of type `{other}`, which {} does not define",
+            version.as_str()
+        )),
+    }
+}
+
+fn base64_problem(block: &Value, key: &str) -> Option<String> {
+    let data = block.get(key).and_then(Value::as_str)?;
+    (!is_base64(data)).then(|| format!("`{key}` is not valid base64"))
+}
+
+/// True if `text` is standard base64 with padding (whitespace not allowed).
+pub fn is_base64(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return false;
+    }
+    let body = bytes.len() - bytes.iter().rev().take_while(|&&b| b == b'=').count();
+    if bytes.len() - body > 2 {
+        return false;
+    }
+    bytes[..body]
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_checks() {
+        assert!(is_base64(""));
+        assert!(is_base64("aGk="));
+        assert!(is_base64("aGkh"));
+        assert!(!is_base64("aGk"));
+        assert!(!is_base64("a=Gk"));
+        assert!(!is_base64("aG k"));
+    }
+}

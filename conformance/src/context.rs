@@ -1,0 +1,378 @@
+//! What a case works with: the target (to open fresh sessions), the shared initialized session,
+//! the run's settings and journal, and answers cached across cases (tool lists, version probes).
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_proto::ProtocolVersion;
+use serde_json::{json, Value};
+
+use crate::case::Outcome;
+use crate::driver::{Connector, Journal, Reply, Session};
+use crate::error::Error;
+
+/// The most pages the runner follows in one paginated list.
+pub const MAX_PAGES: usize = 100;
+
+/// Settings of one run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The bound on one request's wait.
+    pub timeout: Duration,
+    /// The bound on one whole case.
+    pub case_timeout: Duration,
+    /// The bound on a fresh server's first reply (its start-up included).
+    pub startup_timeout: Duration,
+    /// The tool used as the slow fixture (cancellation, concurrency); auto-detected when `None`.
+    pub slow_tool: Option<String>,
+    /// The tool used as the progress fixture; the slow tool when `None`.
+    pub progress_tool: Option<String>,
+    /// Sample arguments for tools, by name (`--call NAME=JSON`), used where a case must call a
+    /// tool with valid arguments.
+    pub tool_args: BTreeMap<String, Value>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            timeout: Duration::from_secs(10),
+            case_timeout: Duration::from_secs(60),
+            startup_timeout: Duration::from_secs(30),
+            slow_tool: None,
+            progress_tool: None,
+            tool_args: BTreeMap::new(),
+        }
+    }
+}
+
+/// A paginated list read to its end.
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    /// Every item of every page, in order.
+    pub items: Vec<Value>,
+    /// How many pages were read.
+    pub pages: usize,
+    /// What went wrong on the way (error replies, wrong shapes, cursor loops).
+    pub problems: Vec<String>,
+}
+
+/// A tool that takes a while and can be told how long: the cancellation, progress and
+/// concurrency fixture.
+#[derive(Clone, Debug)]
+pub struct SlowTool {
+    /// The tool's name.
+    pub name: String,
+    /// The argument that sets the duration, if any.
+    duration_arg: Option<(String, f64)>,
+    /// The argument that sets the number of steps, if any.
+    steps_arg: Option<String>,
+}
+
+impl SlowTool {
+    /// Arguments asking for about `seconds` of work in `steps` steps.
+    pub fn args(&self, seconds: f64, steps: u32) -> Value {
+        let mut args = serde_json::Map::new();
+        if let Some((name, per_second)) = &self.duration_arg {
+            let amount = seconds * per_second;
+            let value = if amount.fract() == 0.0 {
+                json!(amount as i64)
+            } else {
+                json!(amount)
+            };
+            args.insert(name.clone(), value);
+        }
+        if let Some(name) = &self.steps_arg {
+            args.insert(name.clone(), json!(steps));
+        }
+        Value::Object(args)
+    }
+}
+
+/// The world of one case.
+pub struct Ctx {
+    connector: Arc<dyn Connector>,
+    /// The run's settings.
+    pub config: Arc<Config>,
+    /// The run's journal.
+    pub journal: Arc<Journal>,
+    shared: Option<Session>,
+    lists: HashMap<&'static str, Listing>,
+    version_answers: Option<BTreeMap<String, Result<String, String>>>,
+    /// Tool calls made with valid sample arguments, cached for the cases that inspect them.
+    pub sample_calls: Option<Vec<SampleCall>>,
+}
+
+/// One tool called with sample arguments, and what came back.
+#[derive(Clone, Debug)]
+pub struct SampleCall {
+    /// The tool as listed.
+    pub tool: Value,
+    /// The arguments sent.
+    pub arguments: Value,
+    /// The reply.
+    pub reply: Reply,
+}
+
+impl Ctx {
+    /// A context for `connector`.
+    pub fn new(connector: Arc<dyn Connector>, config: Arc<Config>, journal: Arc<Journal>) -> Self {
+        Ctx {
+            connector,
+            config,
+            journal,
+            shared: None,
+            lists: HashMap::new(),
+            version_answers: None,
+            sample_calls: None,
+        }
+    }
+
+    /// The target in words.
+    pub fn describe(&self) -> String {
+        self.connector.describe()
+    }
+
+    /// A new, uninitialized session.
+    pub async fn fresh(&mut self) -> Result<Session, Error> {
+        let mut session = self.connector.connect(self.journal.clone()).await?;
+        session.timeout = self.config.timeout;
+        session.startup_timeout = self.config.startup_timeout;
+        Ok(session)
+    }
+
+    /// A new session initialized at `version` (whatever the server answers).
+    pub async fn fresh_at(&mut self, version: &str) -> Result<Session, Error> {
+        let mut session = self.fresh().await?;
+        session.handshake(version).await?;
+        Ok(session)
+    }
+
+    /// The shared session, initialized at the latest version; opened on first use.
+    pub async fn shared(&mut self) -> Result<&mut Session, Error> {
+        if self.shared.as_ref().is_some_and(Session::is_closed) {
+            self.reset_shared().await;
+        }
+        match &mut self.shared {
+            Some(session) => Ok(session),
+            slot => {
+                let session = {
+                    let mut s = self.connector.connect(self.journal.clone()).await?;
+                    s.timeout = self.config.timeout;
+                    s.startup_timeout = self.config.startup_timeout;
+                    s.handshake(ProtocolVersion::LATEST.as_str()).await?;
+                    s
+                };
+                Ok(slot.insert(session))
+            }
+        }
+    }
+
+    /// Closes the shared session; the next case opens a new one.
+    pub async fn reset_shared(&mut self) {
+        if let Some(session) = self.shared.take() {
+            session.close().await;
+        }
+    }
+
+    /// The shared session's `initialize` result.
+    pub async fn init_result(&mut self) -> Result<Value, Error> {
+        let session = self.shared().await?;
+        Ok(session.initialized.clone().unwrap_or(Value::Null))
+    }
+
+    /// The negotiated version of the shared session (the latest if the answer was unknown).
+    pub async fn version(&mut self) -> Result<ProtocolVersion, Error> {
+        let session = self.shared().await?;
+        Ok(session
+            .negotiated_version()
+            .and_then(ProtocolVersion::parse)
+            .unwrap_or(ProtocolVersion::LATEST))
+    }
+
+    /// The server capability `name` (`tools`, `resources`, …), if declared.
+    pub async fn capability(&mut self, name: &str) -> Result<Option<Value>, Error> {
+        let init = self.init_result().await?;
+        Ok(init
+            .get("capabilities")
+            .and_then(|c| c.get(name))
+            .filter(|v| !v.is_null())
+            .cloned())
+    }
+
+    /// `Some(skip)` when the server does not declare capability `name`.
+    pub async fn require(&mut self, name: &str) -> Result<Option<Outcome>, Error> {
+        Ok(match self.capability(name).await? {
+            Some(_) => None,
+            None => Some(Outcome::skip(format!(
+                "the server does not declare the `{name}` capability"
+            ))),
+        })
+    }
+
+    /// A request on the shared session.
+    pub async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Reply, Error> {
+        self.shared().await?.request(method, params).await
+    }
+
+    /// Reads a paginated list (`tools/list` with key `tools`, …) to its end; cached per run.
+    pub async fn list_all(&mut self, method: &'static str, key: &str) -> Result<Listing, Error> {
+        if let Some(listing) = self.lists.get(method) {
+            return Ok(listing.clone());
+        }
+        let mut listing = Listing::default();
+        let mut cursor: Option<String> = None;
+        let mut seen_cursors = Vec::new();
+        loop {
+            let params = cursor.as_ref().map(|c| json!({ "cursor": c }));
+            let reply = self.request(method, params).await?;
+            listing.pages += 1;
+            let result = match reply {
+                Reply::Result(r) => r,
+                other => {
+                    listing.problems.push(format!(
+                        "page {} of `{method}`: {}",
+                        listing.pages,
+                        other.describe()
+                    ));
+                    break;
+                }
+            };
+            match result.get(key).and_then(Value::as_array) {
+                Some(items) => listing.items.extend(items.iter().cloned()),
+                None => listing.problems.push(format!(
+                    "page {} of `{method}` has no `{key}` array",
+                    listing.pages
+                )),
+            }
+            match result.get("nextCursor") {
+                None | Some(Value::Null) => break,
+                Some(Value::String(next)) => {
+                    if seen_cursors.contains(next) {
+                        listing.problems.push(format!(
+                            "`{method}` returned cursor {next:?} twice (a loop)"
+                        ));
+                        break;
+                    }
+                    if listing.pages >= MAX_PAGES {
+                        listing
+                            .problems
+                            .push(format!("`{method}` still had more after {MAX_PAGES} pages"));
+                        break;
+                    }
+                    seen_cursors.push(next.clone());
+                    cursor = Some(next.clone());
+                }
+                Some(other) => {
+                    listing
+                        .problems
+                        .push(format!("`nextCursor` is not a string: {other}"));
+                    break;
+                }
+            }
+        }
+        self.lists.insert(method, listing.clone());
+        Ok(listing)
+    }
+
+    /// Every tool of the server (empty when it has no `tools` capability).
+    pub async fn tools(&mut self) -> Result<Vec<Value>, Error> {
+        if self.capability("tools").await?.is_none() {
+            return Ok(Vec::new());
+        }
+        Ok(self.list_all("tools/list", "tools").await?.items)
+    }
+
+    /// The slow-tool fixture: the configured one, or the first tool whose input schema has a
+    /// numeric `duration` (seconds) or `durationMs`/`duration_ms` (milliseconds) property.
+    pub async fn slow_tool(&mut self) -> Result<Option<SlowTool>, Error> {
+        let wanted = self.config.slow_tool.clone();
+        self.find_fixture(wanted).await
+    }
+
+    /// The progress fixture: the configured one, else the slow tool.
+    pub async fn progress_tool(&mut self) -> Result<Option<SlowTool>, Error> {
+        match self.config.progress_tool.clone() {
+            Some(name) => self.find_fixture(Some(name)).await,
+            None => self.slow_tool().await,
+        }
+    }
+
+    async fn find_fixture(&mut self, wanted: Option<String>) -> Result<Option<SlowTool>, Error> {
+        let tools = self.tools().await?;
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if wanted.as_deref().is_some_and(|w| w != name) {
+                continue;
+            }
+            let props = tool
+                .pointer("/inputSchema/properties")
+                .and_then(Value::as_object);
+            let numeric = |key: &str| {
+                props
+                    .and_then(|p| p.get(key))
+                    .and_then(|s| s.get("type"))
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t == "number" || t == "integer")
+            };
+            let duration_arg = if numeric("duration") {
+                Some(("duration".to_owned(), 1.0))
+            } else if numeric("durationMs") {
+                Some(("durationMs".to_owned(), 1000.0))
+            } else if numeric("duration_ms") {
+                Some(("duration_ms".to_owned(), 1000.0))
+            } else {
+                None
+            };
+            if duration_arg.is_none() && wanted.is_none() {
+                continue;
+            }
+            let steps_arg = numeric("steps").then(|| "steps".to_owned());
+            return Ok(Some(SlowTool {
+                name: name.to_owned(),
+                duration_arg,
+                steps_arg,
+            }));
+        }
+        Ok(None)
+    }
+
+    /// What the server answers to `initialize` for each dated version and for an unknown one,
+    /// each on a fresh connection; cached per run. `Ok(version)` or `Err(what came instead)`.
+    pub async fn version_answers(
+        &mut self,
+    ) -> Result<BTreeMap<String, Result<String, String>>, Error> {
+        if let Some(answers) = &self.version_answers {
+            return Ok(answers.clone());
+        }
+        let mut answers = BTreeMap::new();
+        let requested = ProtocolVersion::HANDSHAKE
+            .iter()
+            .map(|v| v.as_str().to_owned())
+            .chain(std::iter::once(
+                crate::cases::lifecycle::UNKNOWN_VERSION.to_owned(),
+            ));
+        for version in requested {
+            let mut session = self.fresh().await?;
+            let answer = match session.send_initialize(&version).await {
+                Ok(Reply::Result(r)) => match r.get("protocolVersion").and_then(Value::as_str) {
+                    Some(v) => Ok(v.to_owned()),
+                    None => Err(format!("a result without a string protocolVersion: {r}")),
+                },
+                Ok(other) => Err(other.describe()),
+                Err(e) => Err(e.to_string()),
+            };
+            session.close().await;
+            answers.insert(version, answer);
+        }
+        self.version_answers = Some(answers.clone());
+        Ok(answers)
+    }
+
+    /// Closes everything the context holds.
+    pub async fn finish(mut self) {
+        self.reset_shared().await;
+    }
+}

@@ -1,0 +1,54 @@
+//! Drivers talk to a server at the wire level: they send exact bytes and report exactly what
+//! comes back (or that nothing does). A [`Transport`] moves frames; a [`Connector`] opens fresh
+//! sessions to one target; [`Session`] adds request ids, waiting and bookkeeping on top, the same
+//! for every transport.
+//!
+//! stdio is the only transport so far; Streamable HTTP and HTTP+SSE plug in by implementing
+//! [`Transport`] (POST a frame; push response bodies and SSE `data` fields into the frame channel)
+//! and [`Connector`].
+
+use std::future::Future;
+use std::pin::Pin;
+
+use bytes::Bytes;
+
+use crate::error::Error;
+
+pub mod journal;
+pub mod session;
+pub mod stdio;
+
+pub use journal::Journal;
+pub use session::{Msg, Reply, RpcError, Session};
+pub use stdio::StdioTarget;
+
+/// A boxed future that can cross tasks; the object-safe form of an `async fn` in a trait.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a transport's reader hands the session.
+#[derive(Debug)]
+pub enum Frame {
+    /// One complete frame (a stdio line without its newline, an HTTP body, an SSE data field).
+    Data(Bytes),
+    /// A frame longer than the driver's limit; it was skipped.
+    TooLong(usize),
+}
+
+/// The sending half of a connection to one server; received frames arrive on the channel given
+/// to [`Session::new`].
+pub trait Transport: Send {
+    /// Sends one frame exactly as given (the transport adds its own framing, e.g. the newline).
+    fn send_frame<'a>(&'a mut self, frame: &'a [u8]) -> BoxFuture<'a, Result<(), Error>>;
+    /// The last few KiB the server wrote to its diagnostics channel (stderr), for failure notes.
+    fn diagnostics(&self) -> String;
+    /// Ends the connection and releases everything it holds (a child process, sockets).
+    fn close(&mut self) -> BoxFuture<'_, ()>;
+}
+
+/// Opens fresh, uninitialized sessions to one target.
+pub trait Connector: Send + Sync {
+    /// A new connection (for stdio: a new child process).
+    fn connect(&self, journal: std::sync::Arc<Journal>) -> BoxFuture<'_, Result<Session, Error>>;
+    /// The target in words, for reports (`stdio: node server.js`).
+    fn describe(&self) -> String;
+}

@@ -1,0 +1,175 @@
+//! Runs the selected cases against one target: the shared session for most cases, fresh ones
+//! where a case asks; `--only`/`--skip` by id prefix; a bound on every case.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::case::{Case, Level, Outcome, SessionUse};
+use crate::context::{Config, Ctx};
+use crate::driver::{Connector, Journal};
+
+/// Which cases run: those matching an `--only` prefix (all when none) and no `--skip` prefix.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    /// Id prefixes to keep; empty keeps everything.
+    pub only: Vec<String>,
+    /// Id prefixes to drop.
+    pub skip: Vec<String>,
+}
+
+impl Filter {
+    /// True if the case with this id runs.
+    pub fn selects(&self, id: &str) -> bool {
+        (self.only.is_empty() || self.only.iter().any(|p| id.starts_with(p.as_str())))
+            && !self.skip.iter().any(|p| id.starts_with(p.as_str()))
+    }
+}
+
+/// One case's result with its metadata, as the reports show it.
+#[derive(Clone, Debug)]
+pub struct CaseReport {
+    /// The case id.
+    pub id: &'static str,
+    /// What it checks.
+    pub title: &'static str,
+    /// The versions it applies to, in words.
+    pub versions: String,
+    /// The spec section.
+    pub section: &'static str,
+    /// MUST or SHOULD.
+    pub level: Level,
+    /// What happened.
+    pub outcome: Outcome,
+    /// How long it took.
+    pub duration: Duration,
+}
+
+/// The results of a run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// The target in words.
+    pub target: String,
+    /// The server's `serverInfo`, if a session could be initialized.
+    pub server: Option<Value>,
+    /// The version the shared session negotiated.
+    pub negotiated: Option<String>,
+    /// Every selected case, in run order.
+    pub cases: Vec<CaseReport>,
+}
+
+impl RunReport {
+    /// How many cases ended with each outcome: (pass, fail, skip).
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let count = |w: &str| self.cases.iter().filter(|c| c.outcome.word() == w).count();
+        (count("pass"), count("fail"), count("skip"))
+    }
+
+    /// How many MUST cases failed.
+    pub fn must_failures(&self) -> usize {
+        self.cases
+            .iter()
+            .filter(|c| c.level == Level::Must && matches!(c.outcome, Outcome::Fail { .. }))
+            .count()
+    }
+
+    /// The process exit status: 0 only when no MUST case failed.
+    pub fn exit_code(&self) -> i32 {
+        if self.must_failures() == 0 {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// Runs `cases` (those `filter` selects) against `connector`.
+pub async fn run(
+    connector: Arc<dyn Connector>,
+    config: Config,
+    filter: &Filter,
+    cases: &[Case],
+) -> RunReport {
+    let journal = Arc::new(Journal::default());
+    let mut cx = Ctx::new(connector, Arc::new(config.clone()), journal);
+    let mut report = RunReport {
+        target: cx.describe(),
+        server: None,
+        negotiated: None,
+        cases: Vec::new(),
+    };
+    let selected: Vec<&Case> = cases.iter().filter(|c| filter.selects(c.id)).collect();
+    if !selected.is_empty() {
+        if let Ok(init) = cx.init_result().await {
+            report.server = init.get("serverInfo").cloned();
+            report.negotiated = init
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        }
+    }
+    for case in selected {
+        let started = Instant::now();
+        let outcome = run_one(&mut cx, case, config.case_timeout).await;
+        if matches!(outcome, Outcome::Fail { .. }) {
+            // A failing case may have left the shared session in any state: start afresh.
+            cx.reset_shared().await;
+        }
+        report.cases.push(CaseReport {
+            id: case.id,
+            title: case.title,
+            versions: case.versions.to_string(),
+            section: case.section,
+            level: case.level,
+            outcome,
+            duration: started.elapsed(),
+        });
+    }
+    cx.finish().await;
+    report
+}
+
+async fn run_one(cx: &mut Ctx, case: &Case, limit: Duration) -> Outcome {
+    if case.session == SessionUse::Shared {
+        match cx.version().await {
+            Ok(v) if !case.versions.contains(v) => {
+                return Outcome::skip(format!(
+                    "the session negotiated {}; the case applies to {}",
+                    v.as_str(),
+                    case.versions
+                ))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Outcome::fail("an initialized session to run the case on", e.to_string())
+            }
+        }
+    }
+    match tokio::time::timeout(limit, (case.run)(cx)).await {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => Outcome::fail(case.title, e.to_string()),
+        Err(_) => Outcome::fail(
+            format!("the case to finish within {limit:?}"),
+            "it did not (the server stopped answering?)",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Filter;
+
+    #[test]
+    fn prefixes() {
+        let f = Filter {
+            only: vec!["tools".into(), "jsonrpc.batch".into()],
+            skip: vec!["tools.names".into()],
+        };
+        assert!(f.selects("tools.list"));
+        assert!(f.selects("jsonrpc.batch-refused"));
+        assert!(!f.selects("tools.names"));
+        assert!(!f.selects("lifecycle.initialize"));
+        assert!(Filter::default().selects("anything"));
+    }
+}

@@ -1,0 +1,159 @@
+//! The runner against deliberately broken servers: `fixtures/server.py` is a hand-written MCP
+//! server that passes every applicable case, and with `--broken NAME` gets exactly one thing
+//! wrong. Each test checks that exactly the cases for that behaviour fail.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use conformance::context::Config;
+use conformance::driver::StdioTarget;
+use conformance::runner::{self, Filter, RunReport};
+use conformance::Outcome;
+
+fn fixture() -> String {
+    format!("{}/tests/fixtures/server.py", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(broken: Option<&str>) -> RunReport {
+    let mut args = vec![fixture()];
+    if let Some(b) = broken {
+        args.push("--broken".into());
+        args.push(b.into());
+    }
+    let target = Arc::new(StdioTarget::new("python3", args));
+    let config = Config {
+        timeout: Duration::from_secs(3),
+        case_timeout: Duration::from_secs(30),
+        ..Config::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(runner::run(
+        target,
+        config,
+        &Filter::default(),
+        &conformance::cases::all(),
+    ))
+}
+
+fn failed(report: &RunReport) -> BTreeSet<&'static str> {
+    report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Fail { .. }))
+        .map(|c| c.id)
+        .collect()
+}
+
+fn explain(report: &RunReport) -> String {
+    conformance::report::table(report, false)
+}
+
+fn assert_fails(broken: &str, expected: &[&str]) {
+    let report = run(Some(broken));
+    let expected: BTreeSet<&str> = expected.iter().copied().collect();
+    assert_eq!(
+        failed(&report),
+        expected,
+        "--broken {broken}:\n{}",
+        explain(&report)
+    );
+}
+
+#[test]
+fn correct_server_passes_everything_that_applies() {
+    let report = run(None);
+    assert!(failed(&report).is_empty(), "{}", explain(&report));
+    let skipped: Vec<&str> = report
+        .cases
+        .iter()
+        .filter(|c| matches!(c.outcome, Outcome::Skip { .. }))
+        .map(|c| c.id)
+        .collect();
+    // The fixture declares completions, so the "undeclared" case does not apply.
+    assert_eq!(skipped, ["completion.undeclared"], "{}", explain(&report));
+    assert_eq!(report.exit_code(), 0);
+}
+
+#[test]
+fn wrong_id_for_zero() {
+    // The reply with id null is also an invalid message, which the run-wide check reports.
+    assert_fails("zero-id", &["jsonrpc.integer-id", "jsonrpc.valid-output"]);
+}
+
+#[test]
+fn answers_cancelled_request() {
+    assert_fails("answers-cancelled", &["cancellation.no-response"]);
+}
+
+#[test]
+fn no_parse_error() {
+    assert_fails("no-parse-error", &["jsonrpc.parse-error"]);
+}
+
+#[test]
+fn version_not_echoed() {
+    assert_fails(
+        "version-off-by-one",
+        &[
+            "lifecycle.version-echo.2025-03-26",
+            "lifecycle.version-echo.2025-06-18",
+            "lifecycle.version-echo.2025-11-25",
+        ],
+    );
+}
+
+#[test]
+fn ignores_initialize_first() {
+    assert_fails("no-init-rule", &["lifecycle.request-before-initialize"]);
+}
+
+#[test]
+fn unknown_tool_internal_error() {
+    assert_fails("unknown-tool-internal", &["tools.unknown-tool"]);
+}
+
+#[test]
+fn structured_content_off_schema() {
+    assert_fails("bad-structured", &["tools.structured-content"]);
+}
+
+#[test]
+fn progress_goes_down() {
+    assert_fails(
+        "progress-decreasing",
+        &[
+            "progress.token-echo",
+            "progress.integer-token",
+            "progress.stops-after-response",
+        ],
+    );
+}
+
+#[test]
+fn noise_on_stdout() {
+    assert_fails("stdout-noise", &["jsonrpc.valid-output"]);
+}
+
+#[test]
+fn refuses_batches_in_2025_03_26() {
+    assert_fails("no-batch", &["jsonrpc.batch"]);
+}
+
+#[test]
+fn replies_to_notifications() {
+    assert_fails("notification-reply", &["jsonrpc.notification-no-reply"]);
+}
+
+#[test]
+fn exit_status_follows_must_failures() {
+    let report = run(Some("no-parse-error"));
+    assert_eq!(report.exit_code(), 1);
+    let report = run(Some("unknown-tool-internal"));
+    // tools.unknown-tool is a SHOULD: reported, but the run still passes.
+    assert_eq!(report.exit_code(), 0);
+}
