@@ -11,7 +11,7 @@ use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
@@ -20,6 +20,7 @@ use bytes::{Bytes, BytesMut};
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
 use mcp_proto::peer::{MessageSink, MessageSource, Outbound, Outgoing, Received, Transport};
 use mcp_proto::sse;
+use mcp_proto::version::ProtocolVersion;
 
 /// The id of the standalone (GET) stream of a session; POST streams count up from 1.
 pub(crate) const STANDALONE: u64 = 0;
@@ -53,6 +54,9 @@ pub(crate) struct Session {
     state: Mutex<State>,
     /// Milliseconds since the table's epoch at the last request.
     last_active: AtomicU64,
+    /// The protocol version the session negotiated (index into `ProtocolVersion::ALL` plus
+    /// one; 0 while unknown).
+    version: AtomicU8,
     /// Set once the session was closed from either side (checked on every request).
     closed: AtomicBool,
     /// In-flight POSTs plus live SSE connections; an attached session never expires.
@@ -98,6 +102,7 @@ impl Session {
             inbox: Mutex::default(),
             state: Mutex::default(),
             last_active: AtomicU64::new(now),
+            version: AtomicU8::new(0),
             closed: AtomicBool::new(false),
             attached: AtomicUsize::new(0),
             replay: replay.max(1),
@@ -125,6 +130,21 @@ impl Session {
     /// Keeps the factory's return value for as long as the session lives.
     pub(crate) fn keep(&self, value: Box<dyn Any + Send + Sync>) {
         let _ = self.keep.set(value);
+    }
+
+    /// Records the version the session negotiated.
+    pub(crate) fn set_version(&self, version: ProtocolVersion) {
+        if let Some(i) = ProtocolVersion::ALL.iter().position(|v| *v == version) {
+            self.version.store(i as u8 + 1, Ordering::Release);
+        }
+    }
+
+    /// The version the session negotiated, once known.
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        match self.version.load(Ordering::Acquire) {
+            0 => None,
+            n => ProtocolVersion::ALL.get(usize::from(n) - 1).copied(),
+        }
     }
 
     /// What kind of session this is.
