@@ -236,6 +236,7 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
             },
         }
     };
+    let _attached_new = created.then(|| session.attach());
     // Stream behaviour (priming, polling) follows what the session negotiated; the header is
     // only a fallback (clients may keep sending 2025-03-26).
     let effective = session.version().unwrap_or(version);
