@@ -240,14 +240,19 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     // Stream behaviour (priming, polling) follows what the session negotiated; the header is
     // only a fallback (clients may keep sending 2025-03-26).
     let effective = session.version().unwrap_or(version);
+    // A stateless session ends with its POST, also when the client goes away mid-request.
+    let mut close = CloseOnDrop {
+        session: &session,
+        armed: session.kind() == SessionKind::Stateless,
+    };
     let outcome = deliver(app, &session, frame, shape, effective).await;
+    // A streaming answer's SSE body ends the session when it is dropped.
+    close.armed &= !outcome.streaming;
+    drop(close);
     if created {
         if let Some(v) = outcome.negotiated {
             session.set_version(v);
         }
-    }
-    if session.kind() == SessionKind::Stateless && !outcome.streaming {
-        session.close();
     }
     let mut response = outcome.response;
     if created {
@@ -260,6 +265,20 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
         }
     }
     response
+}
+
+/// Closes a session when dropped, if armed.
+struct CloseOnDrop<'a> {
+    session: &'a Session,
+    armed: bool,
+}
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.close();
+        }
+    }
 }
 
 struct Outcome {
