@@ -86,6 +86,14 @@ impl Handler for TestHandler {
                         tokio::time::sleep(Duration::from_millis(ms)).await;
                         text_result("finished")
                     }
+                    "announce" => {
+                        // Related to no request: travels on the standalone GET stream.
+                        let _ = ctx
+                            .peer()
+                            .notify_raw("notifications/tools/list_changed", None, None)
+                            .await;
+                        text_result("announced")
+                    }
                     other => Err(ErrorObject::invalid_params(format!("unknown tool {other}"))),
                 }
             }

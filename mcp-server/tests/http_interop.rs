@@ -1,7 +1,8 @@
 //! Interop: the official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2) against our
 //! server, over Streamable HTTP (with and without the server closing streams early) and over
-//! the legacy HTTP+SSE transport. Needs `scripts/interop-setup.sh`; skipped when
-//! `MCP_INTEROP_NODE_MODULES` is unset unless `MCP_INTEROP_REQUIRED=1`.
+//! the legacy HTTP+SSE transport; and the official Python SDK client over both. Needs
+//! `scripts/interop-setup.sh`; skipped when `MCP_INTEROP_NODE_MODULES` / `MCP_INTEROP_PYTHON`
+//! is unset unless `MCP_INTEROP_REQUIRED=1`.
 
 mod http_common;
 
@@ -12,27 +13,44 @@ use std::time::Duration;
 use http_common::*;
 use mcp_server::http::HttpConfig;
 
-fn node_modules() -> Option<String> {
-    match std::env::var("MCP_INTEROP_NODE_MODULES") {
-        Ok(dir) if !dir.is_empty() => Some(dir),
+fn interop_env(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(value) if !value.is_empty() => Some(value),
         _ => {
             assert!(
                 std::env::var("MCP_INTEROP_REQUIRED").as_deref() != Ok("1"),
-                "MCP_INTEROP_REQUIRED=1 but MCP_INTEROP_NODE_MODULES is unset; run scripts/interop-setup.sh"
+                "MCP_INTEROP_REQUIRED=1 but {name} is unset; run scripts/interop-setup.sh"
             );
-            eprintln!("skipping: MCP_INTEROP_NODE_MODULES is unset (see scripts/interop-setup.sh)");
+            eprintln!("skipping: {name} is unset (see scripts/interop-setup.sh)");
             None
         }
     }
 }
 
+fn node_modules() -> Option<String> {
+    interop_env("MCP_INTEROP_NODE_MODULES")
+}
+
 async fn run_driver(node_modules: &str, mode: &str, url: &str) -> serde_json::Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/http_ts_client.mjs");
-    let child = tokio::process::Command::new("node")
+    let mut command = tokio::process::Command::new("node");
+    command
         .arg(script)
         .arg(mode)
         .arg(url)
-        .env("MCP_INTEROP_NODE_MODULES", node_modules)
+        .env("MCP_INTEROP_NODE_MODULES", node_modules);
+    run(command, mode).await
+}
+
+async fn run_python(python: &str, mode: &str, url: &str) -> serde_json::Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/http_py_client.py");
+    let mut command = tokio::process::Command::new(python);
+    command.arg(script).arg(mode).arg(url);
+    run(command, mode).await
+}
+
+async fn run(mut command: tokio::process::Command, mode: &str) -> serde_json::Value {
+    let child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
@@ -93,5 +111,33 @@ async fn ts_sdk_legacy_sse_client() {
         "{out}"
     );
     assert!(out["logs"].as_u64().is_some_and(|n| n >= 3), "{out}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn python_sdk_streamable_http_client() {
+    let Some(python) = interop_env("MCP_INTEROP_PYTHON") else {
+        return;
+    };
+    let server = start(HttpConfig::default()).await;
+    let url = format!("http://{}/mcp", server.local_addr());
+    let out = run_python(&python, "streamable", &url).await;
+    assert_eq!(out["progress"], serde_json::json!([1.0, 2.0, 3.0]), "{out}");
+    assert_eq!(out["sessionId"].as_str().map(str::len), Some(32), "{out}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn python_sdk_legacy_sse_client() {
+    let Some(python) = interop_env("MCP_INTEROP_PYTHON") else {
+        return;
+    };
+    let server = start(HttpConfig::default()).await;
+    let url = format!("http://{}/sse", server.local_addr());
+    let out = run_python(&python, "sse", &url).await;
+    assert!(
+        out["tools"].as_array().is_some_and(|t| !t.is_empty()),
+        "{out}"
+    );
     server.shutdown().await;
 }

@@ -316,6 +316,14 @@ async fn notifications_before_the_result_make_an_sse_response() {
     ids.dedup();
     assert_eq!(ids.len(), n, "event ids are unique");
 
+    // Priming follows the negotiated version even when the header says 2025-03-26.
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", "2025-03-26"),
+    ];
+    let r = post(addr, &headers, &call(9, "progress", json!({}))).await;
+    assert!(r.events()[0].data.is_empty(), "{}", r.text());
+
     // A 2025-06-18 client gets SSE without priming or retry.
     let old = open_session(addr, "2025-06-18").await;
     let headers = [
@@ -482,7 +490,7 @@ async fn server_closes_streams_early_and_the_client_polls() {
             got_result |= event.data.contains("finished");
         }
     }
-    assert!(polls >= 2, "polled {polls} times");
+    assert_eq!(polls, 1, "the resumed GET stays open until the answer");
     server.shutdown().await;
 }
 
@@ -805,5 +813,66 @@ async fn quiet_streams_get_keep_alive_comments() {
     let raw = stream.raw_for(Duration::from_millis(300)).await;
     let text = String::from_utf8_lossy(&raw);
     assert!(text.matches(": keep-alive").count() >= 2, "{text}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn unrelated_messages_use_the_standalone_stream_and_replay() {
+    let server = start(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let id = open_session(addr, V).await;
+    let post_headers = [("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", V)];
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", V),
+    ];
+    let mut stream = SseReader::open(addr, "GET", "/mcp", &get, b"").await;
+    assert!(stream.next().await.expect("priming").data.is_empty());
+    let r = post(addr, &post_headers, &call(30, "announce", json!({}))).await;
+    // The POST gets only its answer, as JSON: the notification went elsewhere.
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    let (first_id, note) = stream.next_message().await.expect("notification");
+    assert_eq!(note["method"], "notifications/tools/list_changed");
+    let first_id = first_id.expect("event id");
+    drop(stream);
+    // Two more while nobody listens; a GET with Last-Event-ID gets both.
+    post(addr, &post_headers, &call(31, "announce", json!({}))).await;
+    post(addr, &post_headers, &call(32, "announce", json!({}))).await;
+    let mut resume: Vec<(&str, &str)> = get.to_vec();
+    resume.push(("Last-Event-ID", first_id.as_str()));
+    let mut resumed = SseReader::open(addr, "GET", "/mcp", &resume, b"").await;
+    assert_eq!(resumed.status, 200);
+    for _ in 0..2 {
+        let (event_id, note) = resumed.next_message().await.expect("replayed");
+        assert_eq!(note["method"], "notifications/tools/list_changed");
+        assert_ne!(event_id.as_deref(), Some(first_id.as_str()));
+    }
+    // Shutdown ends the standalone stream.
+    tokio::time::timeout(WAIT, server.shutdown())
+        .await
+        .expect("shutdown");
+    assert!(resumed.next_message().await.is_none());
+}
+
+#[tokio::test]
+async fn duplicate_in_flight_request_ids_are_refused() {
+    let server = start(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let id = open_session(addr, V).await;
+    let sid = id.clone();
+    let first = tokio::spawn(async move {
+        let headers = [
+            ("Mcp-Session-Id", sid.as_str()),
+            ("MCP-Protocol-Version", V),
+        ];
+        post(addr, &headers, &call(40, "slow", json!({"ms": 300}))).await
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let headers = [("Mcp-Session-Id", id.as_str()), ("MCP-Protocol-Version", V)];
+    let second = post(addr, &headers, &call(40, "echo", json!({"text": "dup"}))).await;
+    assert_eq!(second.status, 400);
+    let first = first.await.expect("task");
+    assert_eq!(first.json()["result"]["content"][0]["text"], "slept");
     server.shutdown().await;
 }

@@ -298,7 +298,8 @@ async fn write_loop<S: MessageSink>(
     peer: PeerHandle,
     stop: CancellationToken,
 ) {
-    let mut ready = Vec::with_capacity(64);
+    // Grows on the first burst only: an idle peer (one per HTTP session) stays small.
+    let mut ready = Vec::new();
     let mut failed = false;
     loop {
         let n = tokio::select! {

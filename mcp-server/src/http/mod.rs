@@ -127,8 +127,9 @@ pub struct HttpConfig {
     /// this long, so a long call becomes resumable (2025-11-25 clients; default: never, the
     /// answer waits and goes out as JSON).
     pub sse_after: Option<Duration>,
-    /// Close an SSE connection after this long without ending its stream, so the client polls
-    /// by resuming with `Last-Event-ID` (2025-11-25 clients only; default: never).
+    /// Close a POST's SSE connection after this long without ending its stream; the client
+    /// resumes with GET and `Last-Event-ID`, and that GET stays open until the stream ends
+    /// (2025-11-25 sessions only; default: never).
     pub sse_close_after: Option<Duration>,
     /// Send an SSE comment on a quiet stream this often (default 15 s), so dead clients are
     /// noticed and their streams released.

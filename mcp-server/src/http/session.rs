@@ -11,7 +11,7 @@ use std::any::Any;
 use std::collections::{HashMap, VecDeque};
 use std::future::poll_fn;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
@@ -20,6 +20,7 @@ use bytes::{Bytes, BytesMut};
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
 use mcp_proto::peer::{MessageSink, MessageSource, Outbound, Outgoing, Received, Transport};
 use mcp_proto::sse;
+use mcp_proto::version::ProtocolVersion;
 
 /// The id of the standalone (GET) stream of a session; POST streams count up from 1.
 pub(crate) const STANDALONE: u64 = 0;
@@ -53,6 +54,11 @@ pub(crate) struct Session {
     state: Mutex<State>,
     /// Milliseconds since the table's epoch at the last request.
     last_active: AtomicU64,
+    /// The protocol version the session negotiated (index into `ProtocolVersion::ALL` plus
+    /// one; 0 while unknown).
+    version: AtomicU8,
+    /// Set once the session was closed from either side (checked on every request).
+    closed: AtomicBool,
     /// In-flight POSTs plus live SSE connections; an attached session never expires.
     attached: AtomicUsize,
     replay: usize,
@@ -96,6 +102,8 @@ impl Session {
             inbox: Mutex::default(),
             state: Mutex::default(),
             last_active: AtomicU64::new(now),
+            version: AtomicU8::new(0),
+            closed: AtomicBool::new(false),
             attached: AtomicUsize::new(0),
             replay: replay.max(1),
             keep: OnceLock::new(),
@@ -124,6 +132,21 @@ impl Session {
         let _ = self.keep.set(value);
     }
 
+    /// Records the version the session negotiated.
+    pub(crate) fn set_version(&self, version: ProtocolVersion) {
+        if let Some(i) = ProtocolVersion::ALL.iter().position(|v| *v == version) {
+            self.version.store(i as u8 + 1, Ordering::Release);
+        }
+    }
+
+    /// The version the session negotiated, once known.
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        match self.version.load(Ordering::Acquire) {
+            0 => None,
+            n => ProtocolVersion::ALL.get(usize::from(n) - 1).copied(),
+        }
+    }
+
     /// What kind of session this is.
     pub(crate) fn kind(&self) -> SessionKind {
         self.kind
@@ -131,7 +154,7 @@ impl Session {
 
     /// True once the session was closed from either side.
     pub(crate) fn is_closed(&self) -> bool {
-        lock(&self.state).closed || lock(&self.inbox).closed
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Counts an in-flight request or a live connection until the guard is dropped.
@@ -263,6 +286,7 @@ impl Session {
 
     /// Ends the session: the peer sees end of input; every stream ends.
     pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         {
             let mut inbox = lock(&self.inbox);
             inbox.closed = true;
@@ -298,28 +322,32 @@ impl Session {
     /// Routes one outgoing message from the peer.
     fn deliver(&self, out: Outgoing) {
         let mut json = Vec::with_capacity(128);
-        let mut finals: Vec<RequestId> = Vec::new();
-        match &out.body {
+        // The ids this message answers: one for a single answer, several for a batch.
+        let mut single: Option<RequestId> = None;
+        let mut many: Vec<RequestId> = Vec::new();
+        let is_answer = match &out.body {
             Outbound::Single(m) => {
                 m.write_json(&mut json);
                 match m {
-                    Message::Response(r) => finals.push(r.id.clone()),
-                    Message::Error(e) => finals.extend(e.id.clone()),
+                    Message::Response(r) => single = Some(r.id.clone()),
+                    Message::Error(e) => single = e.id.clone(),
                     _ => {}
                 }
+                matches!(m, Message::Response(_) | Message::Error(_))
             }
             Outbound::Batch(ms) => {
                 let _ = serde_json::to_writer(&mut json, &Batch(ms));
-                finals.extend(ms.iter().filter_map(|m| match m {
+                many.extend(ms.iter().filter_map(|m| match m {
                     Message::Response(r) => Some(r.id.clone()),
                     Message::Error(e) => e.id.clone(),
                     _ => None,
                 }));
+                true
             }
-        }
-        let is_answer = match &out.body {
-            Outbound::Single(m) => matches!(m, Message::Response(_) | Message::Error(_)),
-            Outbound::Batch(_) => true,
+        };
+        let finals: &[RequestId] = match &single {
+            Some(id) => std::slice::from_ref(id),
+            None => &many,
         };
         let mut state = lock(&self.state);
         if state.closed {
@@ -334,7 +362,7 @@ impl Session {
         if is_answer {
             let mut target: Option<Arc<Stream>> = None;
             let mut answered = 0;
-            for id in &finals {
+            for id in finals {
                 if let Some(stream) = state.routes.remove(id) {
                     answered += 1;
                     target.get_or_insert(stream);
@@ -357,7 +385,7 @@ impl Session {
                 tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
                 return;
             };
-            let became_sse = stream.push_answer(&json, answered);
+            let became_sse = stream.push_answer(json, answered);
             if became_sse {
                 self.retain(&mut state, &stream);
             }
@@ -495,19 +523,19 @@ impl Stream {
 
     /// Records the final answer of `answered` requests (usize::MAX: all). Returns true when
     /// this turned the stream into SSE.
-    fn push_answer(&self, json: &[u8], answered: usize) -> bool {
+    fn push_answer(&self, json: Vec<u8>, answered: usize) -> bool {
         let mut inner = lock(&self.inner);
         inner.pending = inner.pending.saturating_sub(answered);
         let done = inner.pending == 0;
         if done && matches!(inner.mode, Mode::Undecided) {
-            inner.mode = Mode::Json(Some(Bytes::copy_from_slice(json)));
+            inner.mode = Mode::Json(Some(Bytes::from(json)));
             inner.done = true;
             if let Some(waker) = inner.waker.take() {
                 waker.wake();
             }
             return false;
         }
-        let became = Self::push_locked(&mut inner, self.id, None, json, true);
+        let became = Self::push_locked(&mut inner, self.id, None, &json, true);
         if done {
             inner.done = true;
         }
@@ -749,6 +777,7 @@ impl MessageSink for HttpSink {
     }
 
     async fn close(&mut self) -> io::Result<()> {
+        self.session.closed.store(true, Ordering::Release);
         lock(&self.session.inbox).closed = true;
         self.session.close_streams();
         Ok(())
@@ -962,7 +991,7 @@ mod tests {
     #[test]
     fn answer_first_is_json() {
         let stream = Stream::new(1, 1, 8, Mode::Undecided);
-        assert!(!stream.push_answer(b"{}", 1));
+        assert!(!stream.push_answer(b"{}".to_vec(), 1));
         assert!(matches!(lock(&stream.inner).mode, Mode::Json(Some(_))));
     }
 }

@@ -236,9 +236,23 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
             },
         }
     };
-    let outcome = deliver(app, &session, frame, shape, version).await;
-    if session.kind() == SessionKind::Stateless && !outcome.streaming {
-        session.close();
+    let _attached_new = created.then(|| session.attach());
+    // Stream behaviour (priming, polling) follows what the session negotiated; the header is
+    // only a fallback (clients may keep sending 2025-03-26).
+    let effective = session.version().unwrap_or(version);
+    // A stateless session ends with its POST, also when the client goes away mid-request.
+    let mut close = CloseOnDrop {
+        session: &session,
+        armed: session.kind() == SessionKind::Stateless,
+    };
+    let outcome = deliver(app, &session, frame, shape, effective).await;
+    // A streaming answer's SSE body ends the session when it is dropped.
+    close.armed &= !outcome.streaming;
+    drop(close);
+    if created {
+        if let Some(v) = outcome.negotiated {
+            session.set_version(v);
+        }
     }
     let mut response = outcome.response;
     if created {
@@ -253,10 +267,26 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     response
 }
 
+/// Closes a session when dropped, if armed.
+struct CloseOnDrop<'a> {
+    session: &'a Session,
+    armed: bool,
+}
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.close();
+        }
+    }
+}
+
 struct Outcome {
     response: Response<ResponseBody>,
     /// The response is an SSE stream that still needs the session.
     streaming: bool,
+    /// The `protocolVersion` of a JSON initialize result.
+    negotiated: Option<ProtocolVersion>,
 }
 
 impl From<Response<ResponseBody>> for Outcome {
@@ -264,8 +294,25 @@ impl From<Response<ResponseBody>> for Outcome {
         Outcome {
             response,
             streaming: false,
+            negotiated: None,
         }
     }
+}
+
+/// The `protocolVersion` in an initialize answer.
+fn negotiated_version(answer: &[u8]) -> Option<ProtocolVersion> {
+    #[derive(serde::Deserialize)]
+    struct Answer<'a> {
+        #[serde(borrow)]
+        result: Option<Init<'a>>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Init<'a> {
+        #[serde(rename = "protocolVersion", borrow)]
+        protocol_version: Option<&'a str>,
+    }
+    let answer: Answer = serde_json::from_slice(answer).ok()?;
+    ProtocolVersion::parse(answer.result?.protocol_version?)
 }
 
 /// Hands the frame to the session and waits for what the POST answers.
@@ -314,7 +361,18 @@ async fn deliver(
     };
     waiting.armed = false;
     match reply {
-        Reply::Json(bytes) => body::json(StatusCode::OK, bytes).into(),
+        Reply::Json(bytes) => {
+            let negotiated = if shape.initialize {
+                negotiated_version(&bytes)
+            } else {
+                None
+            };
+            Outcome {
+                response: body::json(StatusCode::OK, bytes),
+                streaming: false,
+                negotiated,
+            }
+        }
         Reply::Closed => Response::from(session_not_found()).into(),
         Reply::Sse => {
             let Some((generation, cursor)) = stream.connect(None, false) else {
@@ -324,6 +382,7 @@ async fn deliver(
             Outcome {
                 response: body::sse_response(session, stream.clone(), generation, cursor, start),
                 streaming: true,
+                negotiated: None,
             }
         }
     }
@@ -413,13 +472,14 @@ fn get(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
             "Conflict: only one standalone SSE stream is allowed per session",
         );
     };
-    body::sse_response(
-        &session,
-        stream,
-        generation,
-        cursor,
-        sse_start(app, version, true),
-    )
+    let effective = session.version().unwrap_or(version);
+    // Only POST responses are cut short; a resumed or standalone GET stays open until its
+    // stream ends, so a client that resumed gets the answer without polling again.
+    let start = SseStart {
+        close_after: None,
+        ..sse_start(app, effective, true)
+    };
+    body::sse_response(&session, stream, generation, cursor, start)
 }
 
 fn delete(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
