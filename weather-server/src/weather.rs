@@ -205,6 +205,26 @@ async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallTo
     }
 }
 
+/// How long a forecast pauses after each progress notification, when the client asked for
+/// progress. The TypeScript SDK runs notification handlers a microtask after it handles a
+/// response, so progress that reaches it in the same read as the result is dropped as "unknown
+/// token"; the pause lets each notification leave in its own write, ahead of the result.
+const PROGRESS_GAP: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Tells the client day `done` of `total` is ready (a no-op without a progress token).
+async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecast) {
+    if ctx.progress_token().is_none() {
+        return;
+    }
+    ctx.progress(
+        done as f64,
+        Some(total as f64),
+        Some(format!("{}: {}", day.date, day.condition.as_str())),
+    )
+    .await;
+    tokio::time::sleep(PROGRESS_GAP).await;
+}
+
 async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> CallToolResult {
     let Some(city) = cities::find(&args.city) else {
         return CallToolResult::error(unknown_city(&args.city));
@@ -223,12 +243,12 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
     let forecast: Vec<DailyForecast> = if provider.is_networked() {
         match provider.network_forecast(city, days).await {
             Ok(f) => {
-                ctx.progress(
-                    f64::from(days),
-                    Some(f64::from(days)),
-                    Some(format!("{days} days fetched")),
-                )
-                .await;
+                // One answer holds every day; still one progress notification per day, as
+                // the embedded provider sends, so clients see the same shape either way.
+                let total = f.len();
+                for (i, day) in f.iter().enumerate() {
+                    report_day(&ctx, i + 1, total, day).await;
+                }
                 f
             }
             Err(e) => {
@@ -245,12 +265,7 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
                 return CallToolResult::error("cancelled");
             }
             if let Some(day) = provider.embedded_forecast_day(city, d) {
-                ctx.progress(
-                    f64::from(d + 1),
-                    Some(f64::from(days)),
-                    Some(format!("{}: {}", day.date, day.condition.as_str())),
-                )
-                .await;
+                report_day(&ctx, usize::from(d) + 1, usize::from(days), &day).await;
                 out.push(day);
             }
         }
