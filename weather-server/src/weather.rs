@@ -154,23 +154,41 @@ fn structured(text: String, value: Value) -> CallToolResult {
     }
 }
 
+/// The cities whose name or an alias starts with what was typed (case and accents ignored),
+/// each with the alias that matched when the name did not.
+fn cities_starting_with(prefix: &str) -> Vec<(&'static City, Option<&'static str>)> {
+    let wanted = cities::fold(prefix);
+    CITIES
+        .iter()
+        .filter_map(|city| {
+            if cities::fold(city.name).starts_with(&wanted) {
+                Some((city, None))
+            } else {
+                city.aliases
+                    .iter()
+                    .find(|a| cities::fold(a).starts_with(&wanted))
+                    .map(|alias| (city, Some(*alias)))
+            }
+        })
+        .collect()
+}
+
 /// City names (and aliases) that start with what was typed, case and accents ignored.
 pub fn complete_city(prefix: &str) -> Vec<String> {
-    let wanted = cities::fold(prefix);
-    let mut out: Vec<String> = Vec::new();
-    for city in CITIES {
-        if cities::fold(city.name).starts_with(&wanted) {
-            out.push(city.name.to_owned());
-        } else if let Some(alias) = city
-            .aliases
-            .iter()
-            .find(|a| cities::fold(a).starts_with(&wanted))
-        {
-            // An alias matched (e.g. 深 for 深圳): offer the alias as typed by the user.
-            out.push((*alias).to_owned());
-        }
-    }
-    out
+    cities_starting_with(prefix)
+        .into_iter()
+        // An alias matched (e.g. 深 for 深圳): offer the alias as typed by the user.
+        .map(|(city, alias)| alias.unwrap_or(city.name).to_owned())
+        .collect()
+}
+
+/// The template's `{city}` values for what was typed: always the canonical slug, the URI that
+/// update notifications name, even when an alias matched.
+pub fn complete_city_slug(prefix: &str) -> Vec<String> {
+    cities_starting_with(prefix)
+        .into_iter()
+        .map(|(city, _)| cities::slug(city.name))
+        .collect()
 }
 
 async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallToolResult {
@@ -338,10 +356,7 @@ fn cities_json() -> String {
 
 /// The URI of one city's current conditions.
 pub fn current_uri(city: &City) -> String {
-    format!(
-        "weather://current/{}",
-        city.name.to_lowercase().replace(' ', "-")
-    )
+    format!("weather://current/{}", cities::slug(city.name))
 }
 
 /// The weather server, answering from `provider`.
@@ -469,7 +484,7 @@ pub fn build(provider: Provider) -> Server {
                 .collect::<Vec<_>>()
         })
         .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest, _ctx: Context| async move {
-            complete_city(&req.value).into_iter().map(|c| c.to_lowercase().replace(' ', "-")).collect::<Vec<_>>()
+            complete_city_slug(&req.value)
         })
         .build()
 }

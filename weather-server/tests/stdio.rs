@@ -25,6 +25,34 @@ async fn subscribed_city_gets_updates_on_the_timer() {
 }
 
 #[tokio::test]
+async fn the_completed_uri_is_the_one_notified() {
+    let client = stdio_client(&["--update-interval", "0.3"]).await;
+    let values = suite::complete(
+        &client,
+        mcp_proto::schema::CompletionReference::resource("weather://current/{city}"),
+        "city",
+        "são",
+    )
+    .await;
+    let uri = format!("weather://current/{}", values[0]);
+    assert_eq!(uri, "weather://current/sao-paulo");
+    let mut events = client.notifications();
+    bounded(10, "subscribe", client.subscribe(&uri))
+        .await
+        .expect("subscribe");
+    assert_eq!(suite::next_update(&mut events, 10).await, uri);
+    // The percent-encoded accented spelling reads the same city.
+    let accented = read(&client, "weather://current/s%C3%A3o-paulo").await;
+    assert!(
+        accented["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("São Paulo")),
+        "{accented}"
+    );
+    bounded(10, "close", client.close()).await;
+}
+
+#[tokio::test]
 async fn no_updates_without_a_subscription() {
     let client = stdio_client(&["--update-interval", "0.2"]).await;
     let mut events = client.notifications();

@@ -452,6 +452,27 @@ pub async fn check_completions(client: &Client) {
     let styles = complete(client, prompt(), "style", "f").await;
     assert_eq!(styles, ["friendly", "for pilots", "for sailors"]);
 
+    // The template offers canonical ASCII slugs, even for accents and aliases.
+    assert_eq!(
+        complete(client, template(), "city", "São").await,
+        ["sao-paulo"]
+    );
+    assert_eq!(
+        complete(client, template(), "city", "深").await,
+        ["shenzhen"]
+    );
+    // Hong Kong's alias Xianggang matches too, and is offered as hong-kong.
+    assert_eq!(
+        complete(client, template(), "city", "xi").await,
+        ["hong-kong", "xian"]
+    );
+    for slug in complete(client, template(), "city", "").await {
+        assert!(
+            slug.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{slug}"
+        );
+    }
     let new = complete(client, template(), "city", "new").await;
     assert!(new.contains(&"new-york".to_owned()), "{new:?}");
     assert!(new.iter().all(|c| !c.contains(' ')), "{new:?}");
