@@ -245,6 +245,11 @@ async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecas
 
 async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> CallToolResult {
     let Some(city) = cities::find(&args.city) else {
+        ctx.log(
+            LoggingLevel::Warning,
+            json!({"tool": "get_forecast", "unknown_city": args.city}),
+        )
+        .await;
         return CallToolResult::error(unknown_city(&args.city));
     };
     let Ok(days) = u8::try_from(args.days) else {

@@ -182,6 +182,19 @@ fn help_version_and_bad_flags() {
     }
 }
 
+#[test]
+fn a_port_in_use_is_a_clear_failure() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr").to_string();
+    let out = Command::new(BIN)
+        .args(["--http", &addr])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot bind") && err.contains(&addr), "{err}");
+}
+
 #[tokio::test]
 async fn logs_go_to_stderr_only() {
     let client = stdio_client(&["--log-level", "debug"]).await;

@@ -510,6 +510,13 @@ pub async fn check_logging(client: &Client) {
     let log = next_log(&mut events).await;
     assert_eq!(log.0, LoggingLevel::Info);
     assert_eq!(log.1, json!({"tool": "get_weather", "city": "Tokyo"}));
+    call(client, "get_forecast", json!({"city": "Tokyo", "days": 2})).await;
+    let log = next_log(&mut events).await;
+    assert_eq!(log.0, LoggingLevel::Info);
+    assert_eq!(
+        log.1,
+        json!({"tool": "get_forecast", "city": "Tokyo", "days": 2})
+    );
     call(client, "list_cities", json!({"query": "japan"})).await;
     let log = next_log(&mut events).await;
     assert_eq!(log.0, LoggingLevel::Info);
@@ -532,6 +539,10 @@ pub async fn check_log_level(client: &Client) {
     let log = next_log(&mut events).await;
     assert_eq!(log.0, LoggingLevel::Warning, "{log:?}");
     assert_eq!(log.1["unknown_city"], "Tokio", "{log:?}");
+    call(client, "get_forecast", json!({"city": "Tokio"})).await;
+    let log = next_log(&mut events).await;
+    assert_eq!(log.0, LoggingLevel::Warning, "{log:?}");
+    assert_eq!(log.1["tool"], "get_forecast", "{log:?}");
     bounded(
         20,
         "logging/setLevel",
