@@ -203,3 +203,27 @@ async fn logs_go_to_stderr_only() {
     assert_ne!(out["isError"], json!(true), "{out}");
     bounded(10, "close", client.close()).await;
 }
+
+#[tokio::test]
+async fn a_forecast_can_be_cancelled_between_days() {
+    let client = stdio_client(&[]).await;
+    let token = mcp_client::CancellationToken::new();
+    let cancel = token.clone();
+    let options = mcp_client::CallOptions::timeout(std::time::Duration::from_secs(20))
+        .on_progress(move |_| cancel.cancel())
+        .cancel_with(token);
+    let out = bounded(
+        20,
+        "cancelled forecast",
+        client.call_tool_with("get_forecast", json!({"city": "Lima", "days": 7}), options),
+    )
+    .await;
+    assert!(
+        matches!(out, Err(mcp_client::ClientError::Cancelled { .. })),
+        "{out:?}"
+    );
+    // The session goes on.
+    let after = call(&client, "get_forecast", json!({"city": "Lima", "days": 1})).await;
+    assert_ne!(after["isError"], json!(true), "{after}");
+    bounded(10, "close", client.close()).await;
+}
