@@ -1060,18 +1060,7 @@ pub static CITIES: &[City] = &[
 pub fn fold(name: &str) -> String {
     name.chars()
         .flat_map(char::to_lowercase)
-        .map(|c| match c {
-            'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
-            'é' | 'è' | 'ê' | 'ë' => 'e',
-            'í' | 'ì' | 'î' | 'ï' | 'ı' => 'i',
-            'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'ō' => 'o',
-            'ú' | 'ù' | 'û' | 'ü' => 'u',
-            'ç' => 'c',
-            'ñ' => 'n',
-            'ș' | 'ş' => 's',
-            'ț' => 't',
-            other => other,
-        })
+        .map(fold_accent)
         .filter(|c| !matches!(c, ' ' | '-' | '\'' | '.' | ',' | '_'))
         .collect()
 }
@@ -1089,6 +1078,33 @@ fn index() -> &'static std::collections::HashMap<String, &'static City> {
         }
         index
     })
+}
+
+/// The name as a URI path segment: lower case, accents removed, words joined by dashes, other
+/// punctuation dropped (`São Paulo` → `sao-paulo`, `Xi'an` → `xian`). It folds to the same
+/// text as the name, so [`find`] reads it back.
+pub fn slug(name: &str) -> String {
+    name.chars()
+        .flat_map(char::to_lowercase)
+        .map(fold_accent)
+        .filter(|c| !matches!(c, '\'' | '.' | ',' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn fold_accent(c: char) -> char {
+    match c {
+        'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
+        'é' | 'è' | 'ê' | 'ë' => 'e',
+        'í' | 'ì' | 'î' | 'ï' | 'ı' => 'i',
+        'ó' | 'ò' | 'ô' | 'ö' | 'õ' | 'ō' => 'o',
+        'ú' | 'ù' | 'û' | 'ü' => 'u',
+        'ç' => 'c',
+        'ñ' => 'n',
+        'ș' | 'ş' => 's',
+        'ț' => 't',
+        other => other,
+    }
 }
 
 /// Finds a city by name or alias, ignoring case, accents, spaces and punctuation.
@@ -1176,6 +1192,21 @@ mod tests {
         assert_eq!(find("Peking").map(|c| c.name), Some("Beijing"));
         assert_eq!(find("Atlantis"), None);
         assert_eq!(find("  "), None);
+    }
+
+    #[test]
+    fn every_slug_is_ascii_and_finds_its_city() {
+        for c in CITIES {
+            let slug = slug(c.name);
+            assert!(
+                slug.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{slug}"
+            );
+            assert_eq!(find(&slug.replace('-', " ")).map(|f| f.name), Some(c.name));
+        }
+        assert_eq!(slug("São Paulo"), "sao-paulo");
+        assert_eq!(slug("Xi'an"), "xian");
     }
 
     #[test]

@@ -154,23 +154,41 @@ fn structured(text: String, value: Value) -> CallToolResult {
     }
 }
 
+/// The cities whose name or an alias starts with what was typed (case and accents ignored),
+/// each with the alias that matched when the name did not.
+fn cities_starting_with(prefix: &str) -> Vec<(&'static City, Option<&'static str>)> {
+    let wanted = cities::fold(prefix);
+    CITIES
+        .iter()
+        .filter_map(|city| {
+            if cities::fold(city.name).starts_with(&wanted) {
+                Some((city, None))
+            } else {
+                city.aliases
+                    .iter()
+                    .find(|a| cities::fold(a).starts_with(&wanted))
+                    .map(|alias| (city, Some(*alias)))
+            }
+        })
+        .collect()
+}
+
 /// City names (and aliases) that start with what was typed, case and accents ignored.
 pub fn complete_city(prefix: &str) -> Vec<String> {
-    let wanted = cities::fold(prefix);
-    let mut out: Vec<String> = Vec::new();
-    for city in CITIES {
-        if cities::fold(city.name).starts_with(&wanted) {
-            out.push(city.name.to_owned());
-        } else if let Some(alias) = city
-            .aliases
-            .iter()
-            .find(|a| cities::fold(a).starts_with(&wanted))
-        {
-            // An alias matched (e.g. 深 for 深圳): offer the alias as typed by the user.
-            out.push((*alias).to_owned());
-        }
-    }
-    out
+    cities_starting_with(prefix)
+        .into_iter()
+        // An alias matched (e.g. 深 for 深圳): offer the alias as typed by the user.
+        .map(|(city, alias)| alias.unwrap_or(city.name).to_owned())
+        .collect()
+}
+
+/// The template's `{city}` values for what was typed: always the canonical slug, the URI that
+/// update notifications name, even when an alias matched.
+pub fn complete_city_slug(prefix: &str) -> Vec<String> {
+    cities_starting_with(prefix)
+        .into_iter()
+        .map(|(city, _)| cities::slug(city.name))
+        .collect()
 }
 
 async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallToolResult {
@@ -205,8 +223,33 @@ async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallTo
     }
 }
 
+/// How long a forecast pauses after each progress notification, when the client asked for
+/// progress. The TypeScript SDK runs notification handlers a microtask after it handles a
+/// response, so progress that reaches it in the same read as the result is dropped as "unknown
+/// token"; the pause lets each notification leave in its own write, ahead of the result.
+const PROGRESS_GAP: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Tells the client day `done` of `total` is ready (a no-op without a progress token).
+async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecast) {
+    if ctx.progress_token().is_none() {
+        return;
+    }
+    ctx.progress(
+        done as f64,
+        Some(total as f64),
+        Some(format!("{}: {}", day.date, day.condition.as_str())),
+    )
+    .await;
+    tokio::time::sleep(PROGRESS_GAP).await;
+}
+
 async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> CallToolResult {
     let Some(city) = cities::find(&args.city) else {
+        ctx.log(
+            LoggingLevel::Warning,
+            json!({"tool": "get_forecast", "unknown_city": args.city}),
+        )
+        .await;
         return CallToolResult::error(unknown_city(&args.city));
     };
     let Ok(days) = u8::try_from(args.days) else {
@@ -223,12 +266,12 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
     let forecast: Vec<DailyForecast> = if provider.is_networked() {
         match provider.network_forecast(city, days).await {
             Ok(f) => {
-                ctx.progress(
-                    f64::from(days),
-                    Some(f64::from(days)),
-                    Some(format!("{days} days fetched")),
-                )
-                .await;
+                // One answer holds every day; still one progress notification per day, as
+                // the embedded provider sends, so clients see the same shape either way.
+                let total = f.len();
+                for (i, day) in f.iter().enumerate() {
+                    report_day(&ctx, i + 1, total, day).await;
+                }
                 f
             }
             Err(e) => {
@@ -245,12 +288,7 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
                 return CallToolResult::error("cancelled");
             }
             if let Some(day) = provider.embedded_forecast_day(city, d) {
-                ctx.progress(
-                    f64::from(d + 1),
-                    Some(f64::from(days)),
-                    Some(format!("{}: {}", day.date, day.condition.as_str())),
-                )
-                .await;
+                report_day(&ctx, usize::from(d) + 1, usize::from(days), &day).await;
                 out.push(day);
             }
         }
@@ -323,10 +361,7 @@ fn cities_json() -> String {
 
 /// The URI of one city's current conditions.
 pub fn current_uri(city: &City) -> String {
-    format!(
-        "weather://current/{}",
-        city.name.to_lowercase().replace(' ', "-")
-    )
+    format!("weather://current/{}", cities::slug(city.name))
 }
 
 /// The weather server, answering from `provider`.
@@ -454,7 +489,7 @@ pub fn build(provider: Provider) -> Server {
                 .collect::<Vec<_>>()
         })
         .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest, _ctx: Context| async move {
-            complete_city(&req.value).into_iter().map(|c| c.to_lowercase().replace(' ', "-")).collect::<Vec<_>>()
+            complete_city_slug(&req.value)
         })
         .build()
 }
