@@ -515,7 +515,41 @@ impl Server {
     /// Serves one connection over any transport; returns at once with a handle to it.
     /// Must be called inside a tokio runtime.
     pub fn serve<T: Transport>(&self, transport: T) -> RunningSession {
+        self.serve_session(transport, None)
+    }
+
+    /// Serves one HTTP session (the factory of [`http::bind`](crate::http::bind)): like
+    /// [`serve`](Self::serve), but a stateless session starts out initialized with the version
+    /// of its request's `MCP-Protocol-Version` header, since no `initialize` reaches it.
+    pub fn serve_http_session(
+        &self,
+        transport: crate::http::HttpSessionTransport,
+    ) -> RunningSession {
+        let version = transport.stateless_version();
+        self.serve_session(transport, version)
+    }
+
+    /// Binds `addr` and serves this server over Streamable HTTP (and legacy SSE, as `config`
+    /// says), one session per client.
+    pub async fn serve_http<A: tokio::net::ToSocketAddrs + std::fmt::Debug>(
+        &self,
+        addr: A,
+        config: crate::http::HttpConfig,
+    ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        let server = self.clone();
+        crate::http::bind(addr, config, move |t| server.serve_http_session(t)).await
+    }
+
+    fn serve_session<T: Transport>(
+        &self,
+        transport: T,
+        preinitialized: Option<ProtocolVersion>,
+    ) -> RunningSession {
         let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
+        if let Some(version) = preinitialized {
+            let (_, advertised) = self.capabilities(version);
+            state.preinitialize(version, advertised);
+        }
         let session = Arc::new(Session {
             server: self.clone(),
             state: state.clone(),
@@ -528,6 +562,9 @@ impl Server {
             ..PeerOptions::default()
         };
         let peer = Peer::start(transport, session, options);
+        if let Some(version) = preinitialized {
+            peer.set_protocol_version(version);
+        }
         state.set_peer(peer.clone());
         let mut sessions = lock(&self.inner.sessions);
         sessions.retain(|s| s.strong_count() > 0);

@@ -64,6 +64,8 @@ pub(crate) struct SessionState {
     client: OnceLock<ClientSession>,
     advertised: OnceLock<Advertised>,
     initialized_notified: AtomicBool,
+    /// Preinitialized for one stateless HTTP request: `initialize` is answered, not refused.
+    stateless: AtomicBool,
     /// The minimum level of log messages sent, as an index into `LoggingLevel::ALL`.
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
@@ -85,11 +87,25 @@ impl SessionState {
             client: OnceLock::new(),
             advertised: OnceLock::new(),
             initialized_notified: AtomicBool::new(false),
+            stateless: AtomicBool::new(false),
             log_level: AtomicU8::new(level_index(log_level)),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
             ready: tokio::sync::Notify::new(),
         }
+    }
+
+    /// Marks the session initialized without an `initialize` (stateless HTTP): `version` as
+    /// negotiated, no client capabilities, an anonymous client.
+    pub(crate) fn preinitialize(&self, version: ProtocolVersion, advertised: Advertised) {
+        let _ = self.advertised.set(advertised);
+        let _ = self.client.set(ClientSession {
+            version,
+            capabilities: ClientCapabilities::default(),
+            info: Implementation::new("stateless-client", "0"),
+        });
+        self.initialized_notified.store(true, Ordering::Release);
+        self.stateless.store(true, Ordering::Release);
     }
 
     pub(crate) fn client(&self) -> Option<&ClientSession> {
@@ -226,12 +242,22 @@ impl Session {
     }
 
     fn initialize(&self, request: &Request, peer: &PeerHandle) -> Result<RawJson, ServerError> {
-        if self.state.client.get().is_some() {
+        let stateless = self.state.stateless.load(Ordering::Acquire);
+        if self.state.client.get().is_some() && !stateless {
             return Err(ServerError::AlreadyInitialized);
         }
         let params: InitializeParams = parse_params(request.params.as_ref())?;
         let version = negotiate(&params.protocol_version, self.server.versions());
         let (capabilities, advertised) = self.server.capabilities(version);
+        if stateless {
+            // Nothing to remember: the next request arrives on a session of its own.
+            return self
+                .server
+                .initialize_result(version, capabilities)
+                .map_err(|e| {
+                    ServerError::handler(format!("could not encode the initialize result: {e}"))
+                });
+        }
         let client = ClientSession {
             version,
             capabilities: params.capabilities,

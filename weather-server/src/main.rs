@@ -191,11 +191,7 @@ async fn run(args: Args) -> ExitCode {
         stateless: args.stateless,
         ..Default::default()
     };
-    let factory = {
-        let server = server.clone();
-        move |transport| server.serve(transport)
-    };
-    let http = match mcp_server::http::bind(addr, config, factory).await {
+    let http = match server.serve_http(addr, config).await {
         Ok(http) => http,
         Err(e) => {
             eprintln!("weather-server: {e}");

@@ -34,11 +34,9 @@ async fn streamable_http_with_sessions() {
     server.stop().await;
 }
 
-/// Stateless Streamable HTTP: every POST is served by a fresh `Server` session. Ignored until
-/// mcp-server treats such a session as initialized: today `Server::serve` on a stateless
-/// transport answers everything but `initialize` with -32600 "Server not initialized".
+/// Stateless Streamable HTTP: every POST is served by a fresh `Server` session that starts out
+/// initialized with the version of the request's `MCP-Protocol-Version` header.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "mcp-server: stateless HTTP sessions are never initialized (see weather-server/README.md)"]
 async fn streamable_http_stateless() {
     let server = HttpServer::start(&["--stateless"]).await;
     let mut config = HttpClientConfig::new(server.url("/mcp"));

@@ -74,7 +74,6 @@ async fn typescript_client_over_streamable_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "mcp-server: stateless HTTP sessions are never initialized (see weather-server/README.md)"]
 async fn typescript_client_over_stateless_http() {
     over_http(&["--stateless"]).await;
 }

@@ -722,6 +722,14 @@ impl HttpSessionTransport {
     pub fn session_id(&self) -> &str {
         &self.session.id
     }
+
+    /// In stateless mode, the protocol version of the one POST this session serves (from its
+    /// `MCP-Protocol-Version` header): no `initialize` ever reaches such a session.
+    pub fn stateless_version(&self) -> Option<ProtocolVersion> {
+        (self.session.kind == SessionKind::Stateless)
+            .then(|| self.session.version())
+            .flatten()
+    }
 }
 
 /// The reading half of an [`HttpSessionTransport`]: messages POSTed to the session.

@@ -202,6 +202,8 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     }
     let (session, created) = if app.config.stateless {
         let session = Session::detached(SessionKind::Stateless, app.config.replay_buffer);
+        // No initialize reaches a stateless session: the header's version is the session's.
+        session.set_version(version);
         app.start_session(&session);
         (session, false)
     } else {
