@@ -126,6 +126,13 @@ enum Repr {
     Result(Box<CallToolResult>),
     /// A JSON object's text: `structuredContent` and one text block with the same JSON.
     Json(String),
+    /// A text block for people and a JSON object's text as `structuredContent`.
+    TextAndJson {
+        /// The text block.
+        text: String,
+        /// The structured content, serialized.
+        json: String,
+    },
 }
 
 impl ToolOutput {
@@ -148,11 +155,25 @@ impl ToolOutput {
         }
     }
 
+    /// A result with a text block written for people (e.g. a one-line summary) and `value`,
+    /// serialized once, as `structuredContent`. A value that is not a JSON object is refused
+    /// (`structuredContent` must be an object), so it becomes a text block instead.
+    pub fn structured<T: Serialize + ?Sized>(text: impl Into<String>, value: &T) -> Self {
+        match serde_json::to_string(value) {
+            Ok(json) if json.starts_with('{') => ToolOutput(Repr::TextAndJson {
+                text: text.into(),
+                json,
+            }),
+            Ok(_) => ToolOutput::text(text),
+            Err(e) => ToolOutput::error(format!("the tool's result could not be serialized: {e}")),
+        }
+    }
+
     /// Whether this is an error result.
     pub fn is_error(&self) -> bool {
         match &self.0 {
             Repr::Result(r) => r.is_error(),
-            Repr::Json(_) => false,
+            Repr::Json(_) | Repr::TextAndJson { .. } => false,
         }
     }
 
@@ -162,6 +183,10 @@ impl ToolOutput {
             Repr::Result(r) => *r,
             Repr::Json(text) => CallToolResult {
                 structured_content: serde_json::from_str(&text).ok(),
+                ..CallToolResult::text(text)
+            },
+            Repr::TextAndJson { text, json } => CallToolResult {
+                structured_content: serde_json::from_str(&json).ok(),
                 ..CallToolResult::text(text)
             },
         }
@@ -177,21 +202,30 @@ impl ToolOutput {
                 }
                 mcp_proto::jsonrpc::to_raw(&r)
             }
-            Repr::Json(text) => {
-                let quoted = serde_json::to_string(&text)?;
-                let mut out = String::with_capacity(text.len() * 2 + 64);
-                out.push_str(r#"{"content":[{"type":"text","text":"#);
-                out.push_str(&quoted);
-                out.push_str("}]");
-                if version.has_structured_output() {
-                    out.push_str(r#","structuredContent":"#);
-                    out.push_str(&text);
-                }
-                out.push('}');
-                RawValue::from_string(out)
-            }
+            Repr::Json(text) => text_and_structured(&text, &text, version),
+            Repr::TextAndJson { text, json } => text_and_structured(&text, &json, version),
         }
     }
+}
+
+/// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON}` written directly (no
+/// `structuredContent` before 2025-06-18).
+fn text_and_structured(
+    text: &str,
+    json: &str,
+    version: ProtocolVersion,
+) -> Result<RawJson, serde_json::Error> {
+    let quoted = serde_json::to_string(text)?;
+    let mut out = String::with_capacity(quoted.len() + json.len() + 64);
+    out.push_str(r#"{"content":[{"type":"text","text":"#);
+    out.push_str(&quoted);
+    out.push_str("}]");
+    if version.has_structured_output() {
+        out.push_str(r#","structuredContent":"#);
+        out.push_str(json);
+    }
+    out.push('}');
+    RawValue::from_string(out)
 }
 
 /// Anything a tool handler may return.

@@ -1,6 +1,6 @@
 //! The weather server's tools, resources, prompt and completions, on mcp-server's public API.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use mcp_server::schema::{
@@ -9,7 +9,7 @@ use mcp_server::schema::{
 };
 use mcp_server::{
     CompletionRequest, Context, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest,
-    ResourceTemplate, Server, ServerError, Tool,
+    ResourceTemplate, Server, ServerError, Tool, ToolOutput,
 };
 
 use crate::cities::{self, City, CITIES};
@@ -56,17 +56,37 @@ fn unknown_city(name: &str) -> String {
     )
 }
 
-fn observation_json(city: &City, o: &Observation) -> Value {
-    json!({
-        "city": city.name,
-        "country": city.country,
-        "temperature_c": o.temperature_c,
-        "condition": o.condition.as_str(),
-        "humidity_pct": o.humidity_pct,
-        "wind_kmh": o.wind_kmh,
-        "wind_direction": o.wind_direction,
-        "observed_at": o.observed_at,
-    })
+/// Current conditions as the `get_weather` output schema describes them.
+#[derive(Serialize)]
+struct CurrentWeather<'a> {
+    city: &'a str,
+    country: &'a str,
+    temperature_c: f64,
+    condition: &'static str,
+    humidity_pct: u8,
+    wind_kmh: f64,
+    wind_direction: &'static str,
+    observed_at: &'a str,
+}
+
+fn observation_json<'a>(city: &'a City, o: &'a Observation) -> CurrentWeather<'a> {
+    CurrentWeather {
+        city: city.name,
+        country: city.country,
+        temperature_c: o.temperature_c,
+        condition: o.condition.as_str(),
+        humidity_pct: o.humidity_pct,
+        wind_kmh: o.wind_kmh,
+        wind_direction: o.wind_direction,
+        observed_at: &o.observed_at,
+    }
+}
+
+/// What each call logs at info.
+#[derive(Serialize)]
+struct CallLog<'a> {
+    tool: &'static str,
+    city: &'a str,
 }
 
 fn observation_text(city: &City, o: &Observation) -> String {
@@ -191,23 +211,23 @@ pub fn complete_city_slug(prefix: &str) -> Vec<String> {
         .collect()
 }
 
-async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallToolResult {
+async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> ToolOutput {
     let Some(city) = cities::find(&args.city) else {
         ctx.log(
             LoggingLevel::Warning,
             json!({"tool": "get_weather", "unknown_city": args.city}),
         )
         .await;
-        return CallToolResult::error(unknown_city(&args.city));
+        return ToolOutput::error(unknown_city(&args.city));
     };
     match provider.current(city).await {
         Ok(o) => {
-            ctx.log(
-                LoggingLevel::Info,
-                json!({"tool": "get_weather", "city": city.name}),
-            )
-            .await;
-            structured(observation_text(city, &o), observation_json(city, &o))
+            let log = CallLog {
+                tool: "get_weather",
+                city: city.name,
+            };
+            ctx.log(LoggingLevel::Info, log).await;
+            ToolOutput::structured(observation_text(city, &o), &observation_json(city, &o))
         }
         Err(e) => {
             ctx.log(
@@ -215,7 +235,7 @@ async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> CallTo
                 json!({"tool": "get_weather", "city": city.name, "error": e.to_string()}),
             )
             .await;
-            CallToolResult::error(format!(
+            ToolOutput::error(format!(
                 "The weather for {} is unavailable right now: {e}",
                 city.name
             ))
