@@ -32,12 +32,14 @@ fn run(broken: Option<&str>) -> RunReport {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    runtime.block_on(runner::run(
-        target,
-        config,
-        &Filter::default(),
-        &conformance::cases::all(),
-    ))
+    runtime
+        .block_on(runner::run(
+            target,
+            config,
+            &Filter::default(),
+            &conformance::cases::all(),
+        ))
+        .expect("the server starts")
 }
 
 fn failed(report: &RunReport) -> BTreeSet<&'static str> {
