@@ -152,6 +152,12 @@ fn replies_to_notifications() {
 }
 
 #[test]
+fn overlapping_pages() {
+    // The repeated tool also breaks the uniqueness of names.
+    assert_fails("page-overlap", &["tools.pagination", "tools.names"]);
+}
+
+#[test]
 fn exit_status_follows_must_failures() {
     let report = run(Some("no-parse-error"));
     assert_eq!(report.exit_code(), 1);
