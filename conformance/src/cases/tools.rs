@@ -90,6 +90,12 @@ async fn list(cx: &mut Ctx) -> CaseResult {
                 ))
             }
         }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::Tool>(
+            tool,
+            &format!("tool `{}`", name_of(tool)),
+        ) {
+            return Ok(Outcome::fail(expected, problem));
+        }
         if tool.get("description").is_some_and(|d| !d.is_string()) {
             return Ok(Outcome::fail(
                 expected,
@@ -424,6 +430,12 @@ async fn call_result(cx: &mut Ctx) -> CaseResult {
             if let Some(problem) = content_problem(block, version) {
                 return Ok(Outcome::fail(expected, format!("`{name}`: {problem}")));
             }
+        }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::CallToolResult>(
+            result,
+            &format!("`{name}`'s result"),
+        ) {
+            return Ok(Outcome::fail(expected, problem));
         }
         if result.get("isError").is_some_and(|e| !e.is_boolean()) {
             return Ok(Outcome::fail(
