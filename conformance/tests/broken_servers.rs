@@ -158,6 +158,11 @@ fn overlapping_pages() {
 }
 
 #[test]
+fn argument_errors_as_protocol_errors_in_2025_11_25() {
+    assert_fails("args-as-error", &["tools.bad-arguments"]);
+}
+
+#[test]
 fn exit_status_follows_must_failures() {
     let report = run(Some("no-parse-error"));
     assert_eq!(report.exit_code(), 1);
