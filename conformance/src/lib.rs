@@ -5,10 +5,26 @@
 //!
 //! - [`driver`]: transports and sessions. stdio today; HTTP and SSE plug in behind
 //!   [`driver::Transport`] and [`driver::Connector`].
-//! - [`case`]: what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
+//! - [`case`](mod@case): what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
 //! - [`cases`]: the cases, one module per area of the specification.
 //! - [`runner`]: runs the selected cases with a bound on each.
 //! - [`report`]: table, JSON and JUnit output.
+//!
+//! # Running it
+//!
+//! ```text
+//! mcp-conformance stdio -- node server.js            # any stdio server
+//! mcp-conformance --only tools,jsonrpc stdio -- ...   # by id prefix; --skip likewise
+//! mcp-conformance --format junit stdio -- ... > conformance.xml
+//! mcp-conformance --list                              # the cases, levels and versions
+//! mcp-conformance                                     # this workspace's weather-server
+//! ```
+//!
+//! The exit status is 0 when no MUST case failed, 1 when one did, 2 when the command line is
+//! wrong, the server cannot be started, or the target kind (`http`, `sse`) is not written yet.
+//! Each case runs on a shared session initialized at the latest version unless it needs its own
+//! (version probes, requests before `initialize`, batches); after a failing case the shared
+//! session is replaced so one broken behaviour does not spill into the next case.
 //!
 //! # Fixtures
 //!

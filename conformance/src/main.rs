@@ -253,7 +253,7 @@ fn real_main() -> Result<i32, Error> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let report = runtime.block_on(runner::run(connector, args.config, &args.filter, &cases));
+    let report = runtime.block_on(runner::run(connector, args.config, &args.filter, &cases))?;
     let color = args.format == Format::Table && std::io::stdout().is_terminal();
     print!("{}", report::render(&report, args.format, color));
     runtime.shutdown_timeout(Duration::from_secs(1));

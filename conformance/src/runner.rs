@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::case::{Case, Level, Outcome, SessionUse};
 use crate::context::{Config, Ctx};
 use crate::driver::{Connector, Journal};
+use crate::error::Error;
 
 /// Which cases run: those matching an `--only` prefix (all when none) and no `--skip` prefix.
 #[derive(Clone, Debug, Default)]
@@ -84,13 +85,14 @@ impl RunReport {
     }
 }
 
-/// Runs `cases` (those `filter` selects) against `connector`.
+/// Runs `cases` (those `filter` selects) against `connector`. Fails only when the server
+/// cannot be started at all; everything else is a case outcome.
 pub async fn run(
     connector: Arc<dyn Connector>,
     config: Config,
     filter: &Filter,
     cases: &[Case],
-) -> RunReport {
+) -> Result<RunReport, Error> {
     let journal = Arc::new(Journal::default());
     let mut cx = Ctx::new(connector, Arc::new(config.clone()), journal);
     let mut report = RunReport {
@@ -101,12 +103,19 @@ pub async fn run(
     };
     let selected: Vec<&Case> = cases.iter().filter(|c| filter.selects(c.id)).collect();
     if !selected.is_empty() {
-        if let Ok(init) = cx.init_result().await {
-            report.server = init.get("serverInfo").cloned();
-            report.negotiated = init
-                .get("protocolVersion")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+        match cx.init_result().await {
+            Ok(init) => {
+                report.server = init.get("serverInfo").cloned();
+                report.negotiated = init
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+            }
+            Err(e @ Error::Spawn { .. }) => {
+                cx.finish().await;
+                return Err(e);
+            }
+            Err(_) => {}
         }
     }
     for case in selected {
@@ -127,7 +136,7 @@ pub async fn run(
         });
     }
     cx.finish().await;
-    report
+    Ok(report)
 }
 
 async fn run_one(cx: &mut Ctx, case: &Case, limit: Duration) -> Outcome {

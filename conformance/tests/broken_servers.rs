@@ -32,12 +32,14 @@ fn run(broken: Option<&str>) -> RunReport {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    runtime.block_on(runner::run(
-        target,
-        config,
-        &Filter::default(),
-        &conformance::cases::all(),
-    ))
+    runtime
+        .block_on(runner::run(
+            target,
+            config,
+            &Filter::default(),
+            &conformance::cases::all(),
+        ))
+        .expect("the server starts")
 }
 
 fn failed(report: &RunReport) -> BTreeSet<&'static str> {
@@ -147,6 +149,17 @@ fn refuses_batches_in_2025_03_26() {
 #[test]
 fn replies_to_notifications() {
     assert_fails("notification-reply", &["jsonrpc.notification-no-reply"]);
+}
+
+#[test]
+fn overlapping_pages() {
+    // The repeated tool also breaks the uniqueness of names.
+    assert_fails("page-overlap", &["tools.pagination", "tools.names"]);
+}
+
+#[test]
+fn argument_errors_as_protocol_errors_in_2025_11_25() {
+    assert_fails("args-as-error", &["tools.bad-arguments"]);
 }
 
 #[test]

@@ -41,12 +41,14 @@ fn run(program: &str, args: Vec<String>) -> RunReport {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    runtime.block_on(runner::run(
-        target,
-        config,
-        &Filter::default(),
-        &conformance::cases::all(),
-    ))
+    runtime
+        .block_on(runner::run(
+            target,
+            config,
+            &Filter::default(),
+            &conformance::cases::all(),
+        ))
+        .expect("the server starts")
 }
 
 fn check_completed(report: &RunReport) {

@@ -105,6 +105,11 @@ async fn complete(cx: &mut Ctx) -> CaseResult {
         .get("total")
         .is_none_or(|t| t.is_u64() || t.is_i64());
     let more_ok = completion.get("hasMore").is_none_or(Value::is_boolean);
+    if let Some(problem) =
+        super::schema_problem::<mcp_proto::schema::CompleteResult>(&result, "the result")
+    {
+        return Ok(Outcome::fail(expected, problem));
+    }
     Ok(if values_ok && total_ok && more_ok {
         Outcome::Pass
     } else {

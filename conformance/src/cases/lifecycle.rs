@@ -67,7 +67,7 @@ async fn initialize(cx: &mut Ctx) -> CaseResult {
         Reply::Result(r) => r,
         other => return Ok(Outcome::fail(expected, other.describe())),
     };
-    let mut problems = Vec::new();
+    let mut problems: Vec<&str> = Vec::new();
     if !result.get("protocolVersion").is_some_and(Value::is_string) {
         problems.push("no string `protocolVersion`");
     }
@@ -84,6 +84,10 @@ async fn initialize(cx: &mut Ctx) -> CaseResult {
             }
         }
         _ => problems.push("no `serverInfo` object"),
+    }
+    let typed = super::schema_problem::<mcp_proto::schema::InitializeResult>(&result, "the result");
+    if let Some(problem) = &typed {
+        problems.push(problem);
     }
     if result.get("instructions").is_some_and(|i| !i.is_string()) {
         problems.push("`instructions` is not a string");

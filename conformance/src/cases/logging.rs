@@ -107,7 +107,7 @@ async fn messages(cx: &mut Ctx) -> CaseResult {
             format!(
                 "{} log message(s) without it; the first: {}",
                 seen.len(),
-                brief(&seen[0])
+                seen.first().map(brief).unwrap_or_default()
             ),
         ));
     }

@@ -37,6 +37,17 @@ pub fn all() -> Vec<Case> {
 /// How long the runner listens when nothing should arrive.
 pub const QUIET: Duration = Duration::from_millis(600);
 
+/// `Some(problem)` when `value` does not decode as the `mcp_proto::schema` type `T`: the
+/// shapes the spec's schema gives, checked with the toolkit's own types.
+pub fn schema_problem<T: serde::de::DeserializeOwned>(value: &Value, what: &str) -> Option<String> {
+    serde_json::from_value::<T>(value.clone()).err().map(|e| {
+        format!(
+            "{what} does not match the schema: {e}: {}",
+            crate::driver::session::brief(value)
+        )
+    })
+}
+
 /// `Some(failure)` unless the session still answers a `ping`: bad input must not end a session.
 pub async fn still_alive(session: &mut Session, after: &str) -> Result<Option<Outcome>, Error> {
     let timeout = session.timeout;

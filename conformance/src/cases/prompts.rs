@@ -60,6 +60,9 @@ async fn list(cx: &mut Ctx) -> CaseResult {
         if !p.get("name").is_some_and(Value::is_string) || !args_ok {
             return Ok(Outcome::fail(expected, brief(p)));
         }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::Prompt>(p, "a prompt") {
+            return Ok(Outcome::fail(expected, problem));
+        }
     }
     Ok(Outcome::Pass)
 }
@@ -100,6 +103,11 @@ async fn get(cx: &mut Ctx) -> CaseResult {
             }
         };
         let expected = format!("prompt `{name}`: messages [{{role: user|assistant, content}}]");
+        if let Some(problem) =
+            super::schema_problem::<mcp_proto::schema::GetPromptResult>(&result, "the result")
+        {
+            return Ok(Outcome::fail(expected, problem));
+        }
         let Some(messages) = result.get("messages").and_then(Value::as_array) else {
             return Ok(Outcome::fail(expected, brief(&result)));
         };

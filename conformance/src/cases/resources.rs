@@ -45,12 +45,21 @@ async fn list(cx: &mut Ctx) -> CaseResult {
         {
             return Ok(Outcome::fail(expected, brief(r)));
         }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::Resource>(r, "a resource")
+        {
+            return Ok(Outcome::fail(expected, problem));
+        }
     }
     Ok(Outcome::Pass)
 }
 
 /// A problem with a `resources/read` result, if any.
 pub fn read_problem(result: &Value) -> Option<String> {
+    if let Some(problem) =
+        super::schema_problem::<mcp_proto::schema::ReadResourceResult>(result, "the result")
+    {
+        return Some(problem);
+    }
     let Some(contents) = result.get("contents").and_then(Value::as_array) else {
         return Some(format!("no contents array: {}", brief(result)));
     };
@@ -123,6 +132,11 @@ async fn templates(cx: &mut Ctx) -> CaseResult {
             || !t.get("name").is_some_and(Value::is_string)
         {
             return Ok(Outcome::fail(expected, brief(t)));
+        }
+        if let Some(problem) =
+            super::schema_problem::<mcp_proto::schema::ResourceTemplate>(t, "a template")
+        {
+            return Ok(Outcome::fail(expected, problem));
         }
     }
     Ok(Outcome::Pass)

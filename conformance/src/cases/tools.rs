@@ -39,6 +39,10 @@ pub fn cases() -> Vec<Case> {
             "calling an unknown tool gets JSON-RPC error -32602", unknown_tool),
         case!("tools.bad-arguments", Should, Versions::ALL, Shared, "server/tools#error-handling",
             "missing required arguments give an isError result (2025-11-25+) or error -32602 (before)", bad_arguments),
+        case!("tools.bad-arguments-legacy", Should, Versions { since: ProtocolVersion::V2024_11_05, until: Some(ProtocolVersion::V2025_11_25) }, Own,
+            "server/tools#error-handling",
+            "before 2025-11-25, missing required arguments get error -32602 (checked on a session at the newest such version)",
+            bad_arguments_legacy),
         case!("tools.call-result", Must, Versions::ALL, Shared, "server/tools#calling-tools",
             "a tool result has a content array of valid blocks and a boolean isError if any", call_result),
         case!("tools.structured-content", Must, Versions::since(ProtocolVersion::V2025_06_18), Shared, "server/tools#structured-content",
@@ -89,6 +93,12 @@ async fn list(cx: &mut Ctx) -> CaseResult {
                     ),
                 ))
             }
+        }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::Tool>(
+            tool,
+            &format!("tool `{}`", name_of(tool)),
+        ) {
+            return Ok(Outcome::fail(expected, problem));
         }
         if tool.get("description").is_some_and(|d| !d.is_string()) {
             return Ok(Outcome::fail(
@@ -248,17 +258,52 @@ async fn unknown_tool(cx: &mut Ctx) -> CaseResult {
     ))
 }
 
+/// The first tool with a required argument.
+fn tool_with_required(tools: &[Value]) -> Option<&Value> {
+    tools.iter().find(|t| {
+        t.pointer("/inputSchema/required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
+    })
+}
+
+/// Judges the reply to a call without required arguments under `version`.
+fn judge_bad_arguments(tool: &str, version: ProtocolVersion, reply: &Reply) -> Outcome {
+    let is_error_result = reply
+        .result()
+        .and_then(|r| r.get("isError"))
+        .and_then(Value::as_bool)
+        == Some(true);
+    if version.tool_input_errors_as_results() {
+        if is_error_result {
+            Outcome::Pass
+        } else {
+            Outcome::fail(
+                format!(
+                    "`{tool}` without its required arguments: a result with isError: true ({})",
+                    version.as_str()
+                ),
+                reply.describe(),
+            )
+        }
+    } else {
+        expect_code(
+            reply,
+            INVALID_PARAMS,
+            &format!(
+                "`{tool}` without its required arguments ({})",
+                version.as_str()
+            ),
+        )
+    }
+}
+
 async fn bad_arguments(cx: &mut Ctx) -> CaseResult {
     let tools = match tools_or_skip(cx).await? {
         Ok(t) => t,
         Err(skip) => return Ok(skip),
     };
-    let target = tools.iter().find(|t| {
-        t.pointer("/inputSchema/required")
-            .and_then(Value::as_array)
-            .is_some_and(|r| !r.is_empty())
-    });
-    let Some(tool) = target else {
+    let Some(tool) = tool_with_required(&tools) else {
         return Ok(Outcome::skip("no tool has a required argument"));
     };
     let version = cx.version().await?;
@@ -268,35 +313,45 @@ async fn bad_arguments(cx: &mut Ctx) -> CaseResult {
             Some(json!({"name": name_of(tool), "arguments": {}})),
         )
         .await?;
-    let is_error_result = reply
-        .result()
-        .and_then(|r| r.get("isError"))
-        .and_then(Value::as_bool)
-        == Some(true);
-    Ok(if version.tool_input_errors_as_results() {
-        if is_error_result {
-            Outcome::Pass
-        } else {
-            Outcome::fail(
-                format!(
-                    "`{}` without its required arguments: a result with isError: true ({})",
-                    name_of(tool),
-                    version.as_str()
-                ),
-                reply.describe(),
-            )
-        }
-    } else {
-        expect_code(
-            &reply,
-            INVALID_PARAMS,
-            &format!(
-                "`{}` without its required arguments ({})",
-                name_of(tool),
-                version.as_str()
-            ),
+    Ok(judge_bad_arguments(name_of(tool), version, &reply))
+}
+
+async fn bad_arguments_legacy(cx: &mut Ctx) -> CaseResult {
+    let tools = match tools_or_skip(cx).await? {
+        Ok(t) => t,
+        Err(skip) => return Ok(skip),
+    };
+    let Some(tool) = tool_with_required(&tools).cloned() else {
+        return Ok(Outcome::skip("no tool has a required argument"));
+    };
+    let answers = cx.version_answers().await?;
+    let legacy = [
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2024_11_05,
+    ]
+    .into_iter()
+    .find(|v| {
+        answers
+            .get(v.as_str())
+            .and_then(|a| a.as_ref().ok())
+            .map(String::as_str)
+            == Some(v.as_str())
+    });
+    let Some(version) = legacy else {
+        return Ok(Outcome::skip(
+            "the server speaks no version before 2025-11-25",
+        ));
+    };
+    let mut session = cx.fresh_at(version.as_str()).await?;
+    let reply = session
+        .request(
+            "tools/call",
+            Some(json!({"name": name_of(&tool), "arguments": {}})),
         )
-    })
+        .await;
+    session.close().await;
+    Ok(judge_bad_arguments(name_of(&tool), version, &reply?))
 }
 
 /// A value for a property, taken from its schema; `None` when the schema gives no safe hint.
@@ -424,6 +479,12 @@ async fn call_result(cx: &mut Ctx) -> CaseResult {
             if let Some(problem) = content_problem(block, version) {
                 return Ok(Outcome::fail(expected, format!("`{name}`: {problem}")));
             }
+        }
+        if let Some(problem) = super::schema_problem::<mcp_proto::schema::CallToolResult>(
+            result,
+            &format!("`{name}`'s result"),
+        ) {
+            return Ok(Outcome::fail(expected, problem));
         }
         if result.get("isError").is_some_and(|e| !e.is_boolean()) {
             return Ok(Outcome::fail(

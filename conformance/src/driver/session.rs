@@ -185,7 +185,15 @@ impl Session {
         if self.closed {
             return Err(self.closed_error());
         }
-        self.transport.send_frame(line.as_bytes()).await
+        match self.transport.send_frame(line.as_bytes()).await {
+            Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                // The server is gone; give its stderr a moment to drain so the error can show it.
+                self.closed = true;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                Err(self.closed_error())
+            }
+            other => other,
+        }
     }
 
     /// Sends one JSON value as a compact frame.
