@@ -155,8 +155,8 @@ impl ToolOutput {
         }
     }
 
-    /// A result with a text block written for people (e.g. a one-line summary) and `value`,
-    /// serialized once, as `structuredContent`. A value that is not a JSON object is refused
+    /// A result with a text block written for people (e.g. a one-line summary), then `value`,
+    /// serialized once, as a JSON text block and as `structuredContent`. A value that is not a JSON object is refused
     /// (`structuredContent` must be an object), so it becomes a text block instead.
     pub fn structured<T: Serialize + ?Sized>(text: impl Into<String>, value: &T) -> Self {
         match serde_json::to_string(value) {
@@ -187,7 +187,7 @@ impl ToolOutput {
             },
             Repr::TextAndJson { text, json } => CallToolResult {
                 structured_content: serde_json::from_str(&json).ok(),
-                ..CallToolResult::text(text)
+                ..CallToolResult::new(vec![Content::text(text), Content::text(json)])
             },
         }
     }
@@ -202,23 +202,34 @@ impl ToolOutput {
                 }
                 mcp_proto::jsonrpc::to_raw(&r)
             }
-            Repr::Json(text) => text_and_structured(&text, &text, version),
-            Repr::TextAndJson { text, json } => text_and_structured(&text, &json, version),
+            Repr::Json(text) => text_and_structured(None, &text, version),
+            Repr::TextAndJson { text, json } => text_and_structured(Some(&text), &json, version),
         }
     }
 }
 
-/// `{"content":[{"type":"text","text":TEXT}],"structuredContent":JSON}` written directly (no
-/// `structuredContent` before 2025-06-18).
+/// `{"content":[{"type":"text","text":TEXT},{"type":"text","text":JSON}],"structuredContent":JSON}`
+/// written directly: the text for people (if any), the JSON as text for clients that ignore
+/// `structuredContent` (as the specification recommends), and the structured content itself
+/// (not before 2025-06-18).
 fn text_and_structured(
-    text: &str,
+    text: Option<&str>,
     json: &str,
     version: ProtocolVersion,
 ) -> Result<RawJson, serde_json::Error> {
-    let quoted = serde_json::to_string(text)?;
-    let mut out = String::with_capacity(quoted.len() + json.len() + 64);
-    out.push_str(r#"{"content":[{"type":"text","text":"#);
-    out.push_str(&quoted);
+    let quoted_json = serde_json::to_string(json)?;
+    let quoted_text = text.map(serde_json::to_string).transpose()?;
+    let mut out = String::with_capacity(
+        quoted_json.len() + quoted_text.as_ref().map_or(0, String::len) + json.len() + 96,
+    );
+    out.push_str(r#"{"content":["#);
+    if let Some(quoted) = &quoted_text {
+        out.push_str(r#"{"type":"text","text":"#);
+        out.push_str(quoted);
+        out.push_str("},");
+    }
+    out.push_str(r#"{"type":"text","text":"#);
+    out.push_str(&quoted_json);
     out.push_str("}]");
     if version.has_structured_output() {
         out.push_str(r#","structuredContent":"#);

@@ -84,7 +84,8 @@ async fn get(cx: &mut Ctx) -> CaseResult {
         let required = required_args(prompt);
         let mut args = Map::new();
         for arg in &required {
-            args.insert(arg.clone(), json!("1"));
+            let guess = guess_argument(cx, name, arg).await?;
+            args.insert(arg.clone(), json!(guess));
         }
         let reply = cx
             .request(
@@ -174,4 +175,23 @@ async fn missing_argument(cx: &mut Ctx) -> CaseResult {
         INVALID_PARAMS,
         &format!("prompt `{name}` without its required arguments"),
     ))
+}
+
+/// A value for a required prompt argument: the server's first completion when it offers
+/// completions, else `"1"`.
+async fn guess_argument(
+    cx: &mut Ctx,
+    prompt: &str,
+    argument: &str,
+) -> Result<String, crate::error::Error> {
+    let params = json!({
+        "ref": {"type": "ref/prompt", "name": prompt},
+        "argument": {"name": argument, "value": ""}
+    });
+    if let Reply::Result(r) = cx.request("completion/complete", Some(params)).await? {
+        if let Some(first) = r.pointer("/completion/values/0").and_then(Value::as_str) {
+            return Ok(first.to_owned());
+        }
+    }
+    Ok("1".to_owned())
 }
