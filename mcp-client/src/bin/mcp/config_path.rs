@@ -89,7 +89,10 @@ pub fn candidates() -> Vec<PathBuf> {
 /// Where `mcp add` creates a config when none exists: `~/.config/mcp/mcp.json` (or
 /// `./mcp.json` without a home folder).
 pub fn default_new_path() -> PathBuf {
-    home().map_or_else(|| PathBuf::from("mcp.json"), |h| h.join(".config/mcp/mcp.json"))
+    home().map_or_else(
+        || PathBuf::from("mcp.json"),
+        |h| h.join(".config/mcp/mcp.json"),
+    )
 }
 
 fn home() -> Option<PathBuf> {
@@ -132,7 +135,9 @@ pub fn built_in() -> HubConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The named file does not exist.
-    #[error("config file {0} does not exist; create it, or run `mcp add NAME -- COMMAND` to start one")]
+    #[error(
+        "config file {0} does not exist; create it, or run `mcp add NAME -- COMMAND` to start one"
+    )]
     Missing(PathBuf),
     /// The file is broken.
     #[error(transparent)]
@@ -152,7 +157,10 @@ pub fn load(source: &ConfigSource) -> Result<HubConfig, LoadError> {
 /// (or at [`default_new_path`] for the built-in default).
 pub fn load_for_write(source: &ConfigSource) -> Result<HubConfig, LoadError> {
     match source.path() {
-        None => Ok(HubConfig::empty(ConfigFormat::Cline, Some(default_new_path()))),
+        None => Ok(HubConfig::empty(
+            ConfigFormat::Cline,
+            Some(default_new_path()),
+        )),
         Some(path) if !path.exists() => {
             Ok(HubConfig::empty(ConfigFormat::Cline, Some(path.to_owned())))
         }
