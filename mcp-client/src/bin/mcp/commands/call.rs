@@ -104,10 +104,12 @@ fn explain_unknown(hub: &Hub, name: &str, error: HubError) -> Failure {
                         s.config.name
                     ))
                 }
-                ServerStatus::Disabled => return Failure::usage(format!(
+                ServerStatus::Disabled => {
+                    return Failure::usage(format!(
                     "server {} is disabled in the config; set \"disabled\": false to use {name}",
                     s.config.name
-                )),
+                ))
+                }
                 ServerStatus::Connected => {}
             }
         }
