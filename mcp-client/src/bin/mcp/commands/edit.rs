@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use mcp_client::hub::config::{clamp_timeout, parse_header, validate_new_server, DEFAULT_TIMEOUT};
-use mcp_client::hub::{ServerConfig, TransportConfig};
+use mcp_client::hub::{ConfigFormat, ServerConfig, TransportConfig};
 
 use super::{Failure, Outcome};
 use crate::config_path::{self, ConfigSource};
@@ -156,6 +156,19 @@ pub fn add(source: &ConfigSource, args: AddArgs) -> Outcome {
         eprintln!("mcp: warning: {warning}");
     }
     let mut config = config_path::load_for_write(source)?;
+    if args.timeout.is_some() && config.format != ConfigFormat::Cline {
+        eprintln!(
+            "mcp: warning: {} config files have no timeout field; --timeout is not written",
+            config.format
+        );
+    }
+    if config.format == ConfigFormat::ClaudeDesktop
+        && !matches!(server.transport, TransportConfig::Stdio { .. })
+    {
+        eprintln!(
+            "mcp: warning: Claude Desktop's config has no remote servers; the entry is written in Cline's form (with \"type\")"
+        );
+    }
     config
         .add_server(server)
         .map_err(|e| Failure::usage(e.to_string()))?;

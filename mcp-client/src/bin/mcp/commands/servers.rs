@@ -7,7 +7,7 @@ use mcp_client::hub::ServerStatus;
 
 use super::{load, open_hub, Failure, Outcome};
 use crate::config_path::ConfigSource;
-use crate::output::table;
+use crate::output::{first_line, table};
 
 /// Each server with its transport, status, negotiated version and counts.
 pub async fn servers(source: &ConfigSource) -> Outcome {
@@ -15,6 +15,7 @@ pub async fn servers(source: &ConfigSource) -> Outcome {
     outln!("{}", source.describe(format));
     let hub = open_hub(source, None).await?;
     let mut rows = Vec::new();
+    let mut details = Vec::new();
     for s in hub.servers() {
         let counts = if s.status == ServerStatus::Connected {
             format!(
@@ -26,15 +27,25 @@ pub async fn servers(source: &ConfigSource) -> Outcome {
         } else {
             String::new()
         };
+        let status = s.status.describe();
+        if status.contains('\n') {
+            details.push(format!("{}: {status}", s.config.name));
+        }
         rows.push(vec![
             s.config.name.clone(),
             s.config.transport.kind().to_owned(),
-            s.status.describe(),
+            first_line(&status),
             s.protocol_version.clone().unwrap_or_else(|| "-".into()),
             counts,
         ]);
     }
     out!("{}", table(&rows));
+    for detail in details {
+        outln!();
+        for line in detail.lines() {
+            outln!("  {line}");
+        }
+    }
     hub.close().await;
     Ok(ExitCode::SUCCESS)
 }
