@@ -383,8 +383,10 @@ async fn watch(server: Weak<HubServer>, client: Client, debounce: Duration) {
         if !dirty.any() {
             continue;
         }
-        // Debounce: gather everything that arrives until the server is quiet for `debounce`.
-        loop {
+        // Debounce: gather everything that arrives until the server is quiet for `debounce`
+        // (but no longer than 20 debounce periods, so a chatty server still gets refreshed).
+        let give_up = tokio::time::Instant::now() + debounce * 20;
+        while tokio::time::Instant::now() < give_up {
             match tokio::time::timeout(debounce, events.recv()).await {
                 Ok(Ok(event)) => dirty.merge(Dirty::of(&event)),
                 Ok(Err(RecvError::Lagged(_))) => dirty = Dirty::ALL,
