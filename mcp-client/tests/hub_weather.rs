@@ -298,3 +298,54 @@ async fn list_changed_refreshes_that_servers_tools() {
     hub.close().await;
     http.shutdown().await;
 }
+
+#[tokio::test]
+async fn weather_server_over_streamable_http_and_legacy_sse() {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(hub_support::weather_server())
+        .args(["--http", "127.0.0.1:0", "--clock", hub_support::CLOCK])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start weather-server --http");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let addr = bounded(30, "address", async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(rest) = line.split("Streamable HTTP at http://").nth(1) {
+                return rest.split('/').next().unwrap_or_default().to_owned();
+            }
+        }
+        panic!("weather-server did not print its address");
+    })
+    .await;
+    let hub = bounded(
+        30,
+        "connect",
+        Hub::connect(
+            config(json!({
+                "w-http": { "type": "streamableHttp", "url": format!("http://{addr}/mcp") },
+                "w-sse": { "type": "sse", "url": format!("http://{addr}/sse") },
+            })),
+            HubOptions::default(),
+        ),
+    )
+    .await;
+    for s in hub.servers() {
+        assert_eq!(s.status, ServerStatus::Connected, "{}", s.config.name);
+    }
+    for name in ["w-http__get_weather", "w-sse__get_weather"] {
+        let result = bounded(20, name, hub.call_tool(name, json!({"city": "Shenzhen"})))
+            .await
+            .expect(name);
+        assert!(
+            text(&result).contains("Shenzhen: thunderstorms, 34.3 °C"),
+            "{name}: {result:?}"
+        );
+    }
+    bounded(20, "close", hub.close()).await;
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+}

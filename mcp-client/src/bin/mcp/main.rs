@@ -33,7 +33,7 @@ use clap::{Parser, Subcommand};
 
 /// Talk to the MCP servers in your config: list, call, read, export, add, remove, proxy.
 #[derive(Debug, Parser)]
-#[command(name = "mcp", version, about, long_about = None)]
+#[command(name = "mcp", version)]
 pub struct Cli {
     /// The config file (Cline, Claude Desktop, VS Code or LangChain format). Default:
     /// $MCP_CONFIG, ./mcp.json, ~/.config/mcp/mcp.json, Cline's settings, Claude Desktop's
