@@ -283,6 +283,18 @@ async fn list_changed_refreshes_that_servers_tools() {
     .await;
     assert_eq!(hub.servers()[0].status, ServerStatus::Connected);
     assert_eq!(hub.tools().len(), 1);
+    // A proxy in front of the hub follows the change too.
+    let proxy = mcp_client::hub::proxy::proxy_server(&hub);
+    let follower = mcp_client::hub::proxy::follow_changes(&hub, &proxy);
+    let (near, far) = mcp_proto::peer::memory_pair(64);
+    let _session = proxy.serve(near);
+    let proxy_client = bounded(
+        10,
+        "connect to the proxy",
+        mcp_client::Client::connect(far, mcp_client::ClientOptions::new()),
+    )
+    .await
+    .expect("proxy client");
     server.add_tool(
         mcp_server::Tool::new("second", "The second tool"),
         |_: mcp_server::NoArgs, _ctx: mcp_server::Context| async { "two" },
@@ -295,6 +307,23 @@ async fn list_changed_refreshes_that_servers_tools() {
     .await;
     let result = hub.call_tool("dyn__second", json!({})).await.expect("call");
     assert_eq!(text(&result), "two");
+    bounded(10, "proxy refresh", async {
+        loop {
+            let tools = proxy_client.list_tools().await.expect("proxy tools");
+            if tools.iter().any(|t| t.name == "dyn__second") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let via_proxy = proxy_client
+        .call_tool("dyn__second", json!({}))
+        .await
+        .expect("call through the proxy");
+    assert_eq!(text(&via_proxy), "two");
+    follower.abort();
+    proxy_client.close().await;
     hub.close().await;
     http.shutdown().await;
 }

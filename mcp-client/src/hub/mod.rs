@@ -48,7 +48,7 @@ pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 
 use crate::{CallOptions, Client, RestartPolicy};
-use server::HubServer;
+use server::{Changes, HubServer};
 
 /// How a hub connects and treats calls.
 #[derive(Clone)]
@@ -179,6 +179,7 @@ struct Inner {
     config: RwLock<HubConfig>,
     servers: RwLock<Vec<Arc<HubServer>>>,
     reload: tokio::sync::Mutex<()>,
+    changes: Changes,
 }
 
 impl std::fmt::Debug for Hub {
@@ -194,13 +195,15 @@ impl Hub {
     /// server that fails is reported in [`servers`](Self::servers) and does not hold up the
     /// others (each is bounded by `connect_timeout`).
     pub async fn connect(config: HubConfig, options: HubOptions) -> Hub {
-        let servers = start_all(config.servers.clone(), &options).await;
+        let changes = Changes::new();
+        let servers = start_all(config.servers.clone(), &options, &changes).await;
         Hub {
             inner: Arc::new(Inner {
                 options,
                 config: RwLock::new(config),
                 servers: RwLock::new(servers),
                 reload: tokio::sync::Mutex::new(()),
+                changes,
             }),
         }
     }
@@ -456,7 +459,14 @@ impl Hub {
     /// Fetches one server's lists again now (without waiting for `list_changed`).
     pub async fn refresh(&self, server: &str) -> Result<(), HubError> {
         self.find(server)?.refresh().await;
+        self.inner.changes.bump();
         Ok(())
+    }
+
+    /// A receiver that changes whenever some server's lists were fetched again or the config
+    /// was reloaded, so a follower (like the proxy) can re-read [`tools`](Self::tools).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changes.subscribe()
     }
 
     /// Each connected server's instructions, in config order.
@@ -516,7 +526,7 @@ impl Hub {
         }
         let (_, started) = tokio::join!(
             close_all(to_close),
-            start_all(to_start, &self.inner.options)
+            start_all(to_start, &self.inner.options, &self.inner.changes)
         );
         let mut started: HashMap<String, Arc<HubServer>> =
             started.into_iter().map(|s| (s.name(), s)).collect();
@@ -535,6 +545,7 @@ impl Hub {
             .write()
             .unwrap_or_else(|p| p.into_inner()) = servers;
         *self.inner.config.write().unwrap_or_else(|p| p.into_inner()) = new_config;
+        self.inner.changes.bump();
         report
     }
 
@@ -545,17 +556,22 @@ impl Hub {
 }
 
 /// Starts servers concurrently; the result keeps their order.
-async fn start_all(configs: Vec<ServerConfig>, options: &HubOptions) -> Vec<Arc<HubServer>> {
+async fn start_all(
+    configs: Vec<ServerConfig>,
+    options: &HubOptions,
+    changes: &Changes,
+) -> Vec<Arc<HubServer>> {
     let tasks: Vec<_> = configs
         .into_iter()
         .map(|config| {
             let options = options.clone();
+            let changes = changes.clone();
             let name = config.name.clone();
             let fallback = config.clone();
             (
                 name,
                 fallback,
-                tokio::spawn(async move { HubServer::start(config, &options).await }),
+                tokio::spawn(async move { HubServer::start(config, &options, changes).await }),
             )
         })
         .collect();

@@ -14,6 +14,28 @@ use super::HubOptions;
 use crate::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
 use crate::{Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
 
+/// Tells whoever follows the hub (the proxy) that some server's lists changed: a counter
+/// bumped after every refresh and reload.
+#[derive(Debug, Clone)]
+pub(crate) struct Changes(Arc<tokio::sync::watch::Sender<u64>>);
+
+impl Changes {
+    /// A new counter at 0.
+    pub(crate) fn new() -> Self {
+        Changes(Arc::new(tokio::sync::watch::Sender::new(0)))
+    }
+
+    /// Counts one change and wakes the followers.
+    pub(crate) fn bump(&self) {
+        self.0.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// A follower.
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.0.subscribe()
+    }
+}
+
 /// Where a server stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ServerStatus {
@@ -139,7 +161,11 @@ impl Drop for HubServer {
 impl HubServer {
     /// Connects (unless disabled), lists everything, and starts watching for list changes.
     /// Never fails: a failure becomes the status.
-    pub(crate) async fn start(config: ServerConfig, options: &HubOptions) -> Arc<HubServer> {
+    pub(crate) async fn start(
+        config: ServerConfig,
+        options: &HubOptions,
+        changes: Changes,
+    ) -> Arc<HubServer> {
         if config.disabled {
             return Arc::new(Self::idle(config, ServerStatus::Disabled));
         }
@@ -167,6 +193,7 @@ impl HubServer {
             Arc::downgrade(&server),
             client,
             options.list_changed_debounce,
+            changes,
         ));
         *server.watcher.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
         server
@@ -372,7 +399,7 @@ fn lists_error(list: &str, e: ClientError) -> String {
 
 /// Refreshes the lists the server says changed, after a quiet `debounce` so a burst of
 /// notifications costs one round of lists.
-async fn watch(server: Weak<HubServer>, client: Client, debounce: Duration) {
+async fn watch(server: Weak<HubServer>, client: Client, debounce: Duration, changes: Changes) {
     let mut events = client.notifications();
     loop {
         let mut dirty = match events.recv().await {
@@ -398,5 +425,6 @@ async fn watch(server: Weak<HubServer>, client: Client, debounce: Duration) {
             return;
         };
         server.refresh_some(&client, dirty).await;
+        changes.bump();
     }
 }

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_client::hub::proxy::proxy_server;
+use mcp_client::hub::proxy::{follow_changes, proxy_server};
 use mcp_client::hub::{Hub, HubOptions, ServerStatus};
 
 use super::{load, Failure, Outcome};
@@ -19,8 +19,10 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
         }
     }
     let server = proxy_server(&hub);
+    let follower = follow_changes(&hub, &server);
     let Some(addr) = http else {
         server.serve_stdio().await;
+        follower.abort();
         hub.close().await;
         return Ok(ExitCode::SUCCESS);
     };
@@ -33,6 +35,7 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
     {
         Ok(http) => http,
         Err(e) => {
+            follower.abort();
             hub.close().await;
             return Err(Failure::usage(format!("cannot serve on {addr}: {e}")));
         }
@@ -43,6 +46,7 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
     );
     wait_for_signal().await;
     http.shutdown().await;
+    follower.abort();
     hub.close().await;
     Ok(ExitCode::SUCCESS)
 }
