@@ -7,7 +7,7 @@ mod hub_support;
 
 use common::{bounded, interop_python, node_modules, temp_dir};
 use hub_support::{broken_entry, everything_entry, fastmcp_entry, filesystem_entry, weather_entry};
-use mcp_client::hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
+use mcp_client::hub::{ErrorKind, Hub, HubConfig, HubOptions, ServerStatus, Variables};
 use serde_json::json;
 
 fn text(result: &mcp_proto::schema::CallToolResult) -> String {
@@ -20,7 +20,7 @@ fn text(result: &mcp_proto::schema::CallToolResult) -> String {
 }
 
 #[tokio::test]
-async fn hub_over_five_servers_one_of_them_broken() {
+async fn hub_over_several_servers_one_of_them_broken() {
     let (Some(modules), Some(python)) = (node_modules(), interop_python()) else {
         return;
     };
@@ -31,6 +31,9 @@ async fn hub_over_five_servers_one_of_them_broken() {
         "everything": everything_entry(&modules),
         "fs": filesystem_entry(&modules, &dir),
         "py": fastmcp_entry(&python),
+        "py-slow": { "command": python.to_string_lossy(), "args": [
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fastmcp_server.py").to_string_lossy()
+        ], "timeout": 1 },
         "broken": broken_entry(),
     });
     let text_config = json!({ "mcpServers": servers }).to_string();
@@ -72,6 +75,23 @@ async fn hub_over_five_servers_one_of_them_broken() {
     assert!(text(&e.expect("everything")).contains("hi hub"));
     assert_eq!(text(&f.expect("fs")), "from the hub test\n");
     assert_eq!(text(&p.expect("py")), "42");
+
+    // The call runs under its server's timeout (1 s for py-slow) and fails as a timeout.
+    let slow = bounded(
+        20,
+        "slow",
+        hub.call_tool("py-slow__slow", json!({"steps": 60})),
+    )
+    .await;
+    match slow {
+        Err(e) => assert_eq!(e.kind(), ErrorKind::Timeout, "{e}"),
+        Ok(r) => panic!("expected a timeout, got {r:?}"),
+    }
+    let quick = hub
+        .call_tool("py__slow", json!({"steps": 2}))
+        .await
+        .expect("quick");
+    assert_eq!(text(&quick), "done after 2 steps");
 
     assert!(hub.resources().iter().any(|r| r.server == "py"));
     assert!(hub.resource_templates().iter().any(|t| t.server == "py"));

@@ -114,9 +114,24 @@ impl HubError {
     }
 }
 
+/// The kind of failure a tool result reports: [`ErrorKind::Tool`] when it has `isError`, so
+/// callers sort a failing tool and a failing call (an `Err` with its own kind) the same way.
+pub fn result_error_kind(result: &CallToolResult) -> Option<ErrorKind> {
+    result.is_error().then_some(ErrorKind::Tool)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn is_error_results_are_tool_errors() {
+        assert_eq!(
+            result_error_kind(&CallToolResult::error("bad city")),
+            Some(ErrorKind::Tool)
+        );
+        assert_eq!(result_error_kind(&CallToolResult::text("ok")), None);
+    }
 
     #[test]
     fn denial_is_an_error_result_labelled_denied() {

@@ -41,7 +41,7 @@ use serde_json::Value;
 
 pub use approval::{approver, ApprovalRequest, Approver, Decision};
 pub use config::{ConfigError, ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables};
-pub use error::{ErrorKind, HubError};
+pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
