@@ -171,7 +171,16 @@ async fn shaping_caps_results_and_descriptions() {
         "connect",
         Hub::connect(
             config(json!({ "weather": weather_entry() })),
-            HubOptions::default().with_shaping(shaping),
+            HubOptions::default()
+                .with_shaping(shaping)
+                .with_result_hook(|server, tool, mut result| {
+                    result
+                        .content
+                        .push(mcp_proto::schema::Content::text(format!(
+                            "hook saw {server}/{tool}"
+                        )));
+                    result
+                }),
         ),
     )
     .await;
@@ -185,6 +194,10 @@ async fn shaping_caps_results_and_descriptions() {
         .expect("call");
     assert!(result.structured_content.is_none());
     assert!(text(&result).contains("characters cut"), "{result:?}");
+    assert!(
+        text(&result).ends_with("hook saw weather/get_weather"),
+        "{result:?}"
+    );
     hub.close().await;
 }
 

@@ -65,7 +65,13 @@ pub struct HubOptions {
     pub restart: Option<RestartPolicy>,
     /// The client name and version the hub announces; the crate's own by default.
     pub client_info: Option<Implementation>,
+    /// A hook every successful result passes through after shaping (redaction, logging,
+    /// post-processing): it gets the server, the raw tool name and the result.
+    pub on_result: Option<ResultHook>,
 }
+
+/// A hook over results: `(server, raw tool name, result) -> result`.
+pub type ResultHook = Arc<dyn Fn(&str, &str, CallToolResult) -> CallToolResult + Send + Sync>;
 
 impl Default for HubOptions {
     /// 30 s to connect, 250 ms debounce, no approver, no shaping, the default restart policy.
@@ -77,6 +83,7 @@ impl Default for HubOptions {
             shaping: Shaping::default(),
             restart: Some(RestartPolicy::default()),
             client_info: None,
+            on_result: None,
         }
     }
 }
@@ -89,6 +96,7 @@ impl std::fmt::Debug for HubOptions {
             .field("approver", &self.approver.is_some())
             .field("shaping", &self.shaping)
             .field("restart", &self.restart)
+            .field("on_result", &self.on_result.is_some())
             .finish()
     }
 }
@@ -103,6 +111,15 @@ impl HubOptions {
     /// Sets the result shaping.
     pub fn with_shaping(mut self, shaping: Shaping) -> Self {
         self.shaping = shaping;
+        self
+    }
+
+    /// Sets the hook every successful result passes through.
+    pub fn with_result_hook(
+        mut self,
+        hook: impl Fn(&str, &str, CallToolResult) -> CallToolResult + Send + Sync + 'static,
+    ) -> Self {
+        self.on_result = Some(Arc::new(hook));
         self
     }
 
@@ -366,7 +383,11 @@ impl Hub {
         let result = client
             .call_tool_with(&tool.tool.name, arguments, options)
             .await?;
-        Ok(self.inner.options.shaping.shape(result))
+        let shaped = self.inner.options.shaping.shape(result);
+        Ok(match &self.inner.options.on_result {
+            Some(hook) => hook(&tool.server, &tool.tool.name, shaped),
+            None => shaped,
+        })
     }
 
     /// A call for a model: every failure (unknown tool, denial, timeout, dead server) comes
