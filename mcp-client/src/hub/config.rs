@@ -762,9 +762,9 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
             }
         }
     }
-    if server.timeout != DEFAULT_TIMEOUT
-        && matches!(format, ConfigFormat::Cline | ConfigFormat::ClaudeDesktop)
-    {
+    // Only Cline has a timeout field; in a Claude Desktop file it would also make the file
+    // read back as Cline's.
+    if server.timeout != DEFAULT_TIMEOUT && format == ConfigFormat::Cline {
         entry.insert("timeout".into(), server.timeout.as_secs().into());
     }
     if server.disabled {

@@ -1,0 +1,147 @@
+//! `mcp`: the command-line face of the hub. It loads the MCP server config you already have
+//! (Cline, Claude Desktop, VS Code or LangChain format; see `config_path`), connects the
+//! servers, and lists, calls, reads, exports, edits the config, or serves them all as one
+//! MCP server (`mcp proxy`).
+//!
+//! Exit statuses: 0 success; 1 a tool answered with `isError`; 2 usage, config or
+//! connection errors.
+
+/// Like `println!` to stdout, but a closed pipe (`mcp tools | head`) is not a panic.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// Like `print!` to stdout, but a closed pipe is not a panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+mod commands;
+mod config_path;
+mod output;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Talk to the MCP servers in your config: list, call, read, export, add, remove, proxy.
+#[derive(Debug, Parser)]
+#[command(name = "mcp", version)]
+pub struct Cli {
+    /// The config file (Cline, Claude Desktop, VS Code or LangChain format). Default:
+    /// $MCP_CONFIG, ./mcp.json, ~/.config/mcp/mcp.json, Cline's settings, Claude Desktop's
+    /// config, else a built-in default running weather-server.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Each server: transport, status, protocol version, counts of tools, resources, prompts.
+    Servers,
+    /// The merged tools: exposed name, raw name, server, description.
+    Tools {
+        /// Only this server's tools.
+        server: Option<String>,
+        /// Full definitions as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Calls a tool by exposed name (`server__tool`) or by a bare name that is unique.
+    Call {
+        /// The tool.
+        name: String,
+        /// Its arguments as a JSON object (default `{}`).
+        args: Option<String>,
+        /// Print the raw result as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Resources and resource templates.
+    Resources {
+        /// Only this server's.
+        server: Option<String>,
+    },
+    /// Reads a resource of a server.
+    Read {
+        /// The server.
+        server: String,
+        /// The resource's URI.
+        uri: String,
+    },
+    /// Prompts, exposed as `server__prompt`.
+    Prompts {
+        /// Only this server's.
+        server: Option<String>,
+    },
+    /// Gets a prompt of a server with its arguments.
+    Prompt {
+        /// The server.
+        server: String,
+        /// The prompt's name on that server.
+        name: String,
+        /// Its arguments as a JSON object of strings (default `{}`).
+        args: Option<String>,
+    },
+    /// Pings every server, or one.
+    Ping {
+        /// Only this server.
+        server: Option<String>,
+    },
+    /// The merged tools as LLM function definitions (JSON).
+    Export {
+        /// openai, anthropic or gemini.
+        #[arg(long, default_value = "openai")]
+        format: String,
+    },
+    /// The servers' instructions, labelled per server, as a block for a system prompt.
+    Instructions,
+    /// Adds a server to the config file, in that file's format.
+    Add(commands::edit::AddArgs),
+    /// Removes a server from the config file.
+    #[command(visible_aliases = ["rm", "uninstall"])]
+    Remove {
+        /// The server's name.
+        name: String,
+    },
+    /// Serves every server of the hub as one MCP server under the exposed names.
+    Proxy {
+        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8080.
+        #[arg(long, value_name = "ADDR", conflicts_with = "stdio")]
+        http: Option<String>,
+        /// Serve over stdin/stdout (the default).
+        #[arg(long)]
+        stdio: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(commands::run(cli));
+    // Servers were closed by the command; do not wait on stray blocking tasks.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
+    code
+}

@@ -1,0 +1,191 @@
+//! The hub served as one MCP server: every tool under its exposed name, every resource and
+//! template of every server (reads routed to the server that has the URI), and every prompt as
+//! `server__prompt`. The instructions of all servers become the proxy's instructions.
+//!
+//! [`proxy_server`] registers what the hub offers now; [`follow_changes`] keeps the proxy's
+//! tools and prompts in step with the hub afterwards (a server's `list_changed`, a reload), so
+//! the proxy's own clients hear `list_changed` in turn. Resources are listed live on every
+//! `resources/list`.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
+
+use mcp_server::schema::{self, CallToolResult, GetPromptResult, ReadResourceResult};
+use mcp_server::{Context, PromptArguments, ResourceRequest, Server, ServerError};
+use serde_json::Value;
+
+use super::{Hub, HubError};
+
+/// The name the proxy announces in `initialize`.
+pub const PROXY_NAME: &str = "mcp-hub";
+
+/// Builds an MCP server that forwards to the hub.
+pub fn proxy_server(hub: &Hub) -> Server {
+    let mut builder = Server::builder(PROXY_NAME, env!("CARGO_PKG_VERSION"));
+    let instructions = hub.instructions_block();
+    if !instructions.is_empty() {
+        builder = builder.instructions(instructions);
+    }
+    for tool in hub.tools() {
+        builder = builder.tool(tool_definition(&tool), tool_handler(hub, &tool.exposed));
+    }
+    if !hub.resources().is_empty() || !hub.resource_templates().is_empty() {
+        let list_hub = hub.clone();
+        let read_hub = hub.clone();
+        builder = builder.resource_provider(
+            move |_ctx: Context| {
+                let hub = list_hub.clone();
+                async move {
+                    Ok::<_, ServerError>(
+                        hub.resources()
+                            .into_iter()
+                            .map(|r| r.resource)
+                            .collect::<Vec<schema::Resource>>(),
+                    )
+                }
+            },
+            move |request: ResourceRequest, _ctx: Context| {
+                let hub = read_hub.clone();
+                async move { read_routed(&hub, None, &request.uri).await }
+            },
+        );
+    }
+    for template in hub.resource_templates() {
+        let hub = hub.clone();
+        let server = template.server.clone();
+        builder = builder.resource_template(
+            template.template,
+            move |request: ResourceRequest, _ctx: Context| {
+                let hub = hub.clone();
+                let server = server.clone();
+                async move { read_routed(&hub, Some(&server), &request.uri).await }
+            },
+        );
+    }
+    for prompt in hub.prompts() {
+        builder = builder.prompt(
+            prompt_definition(&prompt),
+            prompt_handler(hub, &prompt.server, &prompt.prompt.name),
+        );
+    }
+    builder.build()
+}
+
+type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
+type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, ServerError>> + Send>>;
+
+fn tool_definition(tool: &super::HubTool) -> schema::Tool {
+    let mut definition = tool.tool.clone();
+    definition.name = tool.exposed.clone();
+    definition.description = Some(tool.description.clone());
+    definition
+}
+
+/// Forwards a call to the hub; every failure becomes an `isError` result for the model.
+fn tool_handler(
+    hub: &Hub,
+    exposed: &str,
+) -> impl Fn(Value, Context) -> ToolFuture + Send + Sync + 'static {
+    let hub = hub.clone();
+    let exposed = exposed.to_owned();
+    move |args: Value, _ctx: Context| {
+        let hub = hub.clone();
+        let exposed = exposed.clone();
+        Box::pin(async move { hub.call_tool_for_model(&exposed, args).await })
+    }
+}
+
+fn prompt_definition(prompt: &super::HubPrompt) -> schema::Prompt {
+    let mut definition = prompt.prompt.clone();
+    definition.name = prompt.exposed.clone();
+    definition
+}
+
+fn prompt_handler(
+    hub: &Hub,
+    server: &str,
+    raw: &str,
+) -> impl Fn(PromptArguments, Context) -> PromptFuture + Send + Sync + 'static {
+    let hub = hub.clone();
+    let server = server.to_owned();
+    let raw = raw.to_owned();
+    move |args: PromptArguments, _ctx: Context| {
+        let hub = hub.clone();
+        let server = server.clone();
+        let raw = raw.clone();
+        Box::pin(async move {
+            hub.get_prompt(&server, &raw, args)
+                .await
+                .map_err(ServerError::handler)
+        })
+    }
+}
+
+/// Keeps the proxy's tools and prompts in step with the hub: tools and prompts that appeared
+/// are added, gone ones removed, changed ones replaced. Call it once, right after
+/// [`proxy_server`], inside a Tokio runtime; abort the returned task when the proxy stops.
+pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()> {
+    let mut changes = hub.changes();
+    let hub = hub.clone();
+    let server = server.clone();
+    tokio::spawn(async move {
+        let mut tools: Vec<schema::Tool> = hub.tools().iter().map(tool_definition).collect();
+        let mut prompts: Vec<schema::Prompt> =
+            hub.prompts().iter().map(prompt_definition).collect();
+        while changes.changed().await.is_ok() {
+            let new_tools = hub.tools();
+            let keep: BTreeSet<&str> = new_tools.iter().map(|t| t.exposed.as_str()).collect();
+            for old in &tools {
+                if !keep.contains(old.name.as_str()) {
+                    server.remove_tool(&old.name);
+                }
+            }
+            for tool in &new_tools {
+                let definition = tool_definition(tool);
+                if !tools.contains(&definition) {
+                    server.add_tool(definition, tool_handler(&hub, &tool.exposed));
+                }
+            }
+            tools = new_tools.iter().map(tool_definition).collect();
+
+            let new_prompts = hub.prompts();
+            let keep: BTreeSet<&str> = new_prompts.iter().map(|p| p.exposed.as_str()).collect();
+            for old in &prompts {
+                if !keep.contains(old.name.as_str()) {
+                    server.remove_prompt(&old.name);
+                }
+            }
+            for prompt in &new_prompts {
+                let definition = prompt_definition(prompt);
+                if !prompts.contains(&definition) {
+                    server.add_prompt(
+                        definition,
+                        prompt_handler(&hub, &prompt.server, &prompt.prompt.name),
+                    );
+                }
+            }
+            prompts = new_prompts.iter().map(prompt_definition).collect();
+        }
+    })
+}
+
+/// Reads `uri` from the server that lists it, else from `fallback` (a template's server).
+async fn read_routed(
+    hub: &Hub,
+    fallback: Option<&str>,
+    uri: &str,
+) -> Result<ReadResourceResult, ServerError> {
+    let server = hub
+        .resource_owner(uri)
+        .or_else(|| fallback.map(str::to_owned))
+        .ok_or_else(|| ServerError::ResourceNotFound(uri.to_owned()))?;
+    hub.read_resource(&server, uri).await.map_err(|e| match e {
+        HubError::UnknownServer { .. } => ServerError::ResourceNotFound(uri.to_owned()),
+        HubError::Client(ref c) if c.rpc_error().is_some() => ServerError::handler(
+            c.rpc_error()
+                .map_or_else(String::new, |o| o.message.clone()),
+        ),
+        other => ServerError::handler(other),
+    })
+}
