@@ -4,8 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use mcp_server::schema::{
-    CallToolResult, GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents,
-    ToolAnnotations,
+    GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents, ToolAnnotations,
 };
 use mcp_server::{
     CompletionRequest, Context, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest,
@@ -167,11 +166,8 @@ fn annotations(provider: &Provider) -> ToolAnnotations {
     }
 }
 
-fn structured(text: String, value: Value) -> CallToolResult {
-    CallToolResult {
-        structured_content: Some(value),
-        ..CallToolResult::text(text)
-    }
+fn structured(text: String, value: Value) -> ToolOutput {
+    ToolOutput::structured(text, &value)
 }
 
 /// The cities whose name or an alias starts with what was typed (case and accents ignored),
@@ -263,20 +259,20 @@ async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecas
     tokio::time::sleep(PROGRESS_GAP).await;
 }
 
-async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> CallToolResult {
+async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> ToolOutput {
     let Some(city) = cities::find(&args.city) else {
         ctx.log(
             LoggingLevel::Warning,
             json!({"tool": "get_forecast", "unknown_city": args.city}),
         )
         .await;
-        return CallToolResult::error(unknown_city(&args.city));
+        return ToolOutput::error(unknown_city(&args.city));
     };
     let Ok(days) = u8::try_from(args.days) else {
-        return CallToolResult::error(format!("days must be between 1 and 7, got {}", args.days));
+        return ToolOutput::error(format!("days must be between 1 and 7, got {}", args.days));
     };
     if !(1..=7).contains(&days) {
-        return CallToolResult::error(format!("days must be between 1 and 7, got {days}"));
+        return ToolOutput::error(format!("days must be between 1 and 7, got {days}"));
     }
     ctx.log(
         LoggingLevel::Info,
@@ -295,7 +291,7 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
                 f
             }
             Err(e) => {
-                return CallToolResult::error(format!(
+                return ToolOutput::error(format!(
                     "The forecast for {} is unavailable right now: {e}",
                     city.name
                 ))
@@ -305,7 +301,7 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
         let mut out = Vec::with_capacity(usize::from(days));
         for d in 0..days {
             if ctx.is_cancelled() {
-                return CallToolResult::error("cancelled");
+                return ToolOutput::error("cancelled");
             }
             if let Some(day) = provider.embedded_forecast_day(city, d) {
                 report_day(&ctx, usize::from(d) + 1, usize::from(days), &day).await;
@@ -335,7 +331,7 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> C
     structured(text, value)
 }
 
-async fn list_cities(args: ListArgs, ctx: Context) -> CallToolResult {
+async fn list_cities(args: ListArgs, ctx: Context) -> ToolOutput {
     let query = args.query.as_deref().map(cities::fold).unwrap_or_default();
     let found: Vec<&City> = CITIES
         .iter()
