@@ -26,7 +26,7 @@ const WAV: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAg
 /// How long `test_reconnection` works before it answers. The HTTP layer switches its answer to
 /// SSE after [`SSE_AFTER`] and closes that connection after [`SSE_CLOSE_AFTER`], so the result
 /// is written about 100 ms after the close and reaches the client by replay (GET + `Last-Event-ID`).
-const RECONNECTION_DELAY: Duration = Duration::from_millis(400);
+const RECONNECTION_DELAY: Duration = Duration::from_millis(450);
 /// A quiet request's answer becomes an SSE stream (priming event first) after this long.
 const SSE_AFTER: Duration = Duration::from_millis(50);
 /// A POST's SSE connection is closed after this long; longer than every other fixture takes.
