@@ -8,3 +8,5 @@ eval "$(scripts/interop-setup.sh)"
 export MCP_INTEROP_REQUIRED=1
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# The official conformance suite against our fixture server and client.
+scripts/official-conformance.sh
