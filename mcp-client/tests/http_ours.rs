@@ -382,13 +382,13 @@ async fn dropped_answer_stream_is_resumed() {
 
 fn expiring() -> HttpConfig {
     HttpConfig {
-        session_idle_timeout: Duration::from_millis(300),
+        session_idle_timeout: Duration::from_secs(1),
         ..HttpConfig::default()
     }
 }
 
-/// Long enough past a 300 ms idle timeout for the server's sweep to have run, even loaded.
-const PAST_EXPIRY: Duration = Duration::from_millis(2500);
+/// Well past the 1 s idle timeout (which leaves a loaded machine room between calls).
+const PAST_EXPIRY: Duration = Duration::from_secs(4);
 
 #[tokio::test]
 async fn reinitializes_after_expiry() {
