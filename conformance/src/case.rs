@@ -105,6 +105,38 @@ pub enum SessionUse {
     Own,
 }
 
+/// The transports a case applies to; the runner leaves a case out of a run on another one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transports {
+    /// Every transport (the protocol cases).
+    Any,
+    /// Streamable HTTP targets only.
+    Http,
+    /// Legacy HTTP+SSE targets only.
+    Sse,
+}
+
+impl Transports {
+    /// True if the case applies to a target of kind `name` (`stdio`, `http`, `sse`).
+    pub fn applies_to(self, name: &str) -> bool {
+        match self {
+            Transports::Any => true,
+            Transports::Http => name == "http",
+            Transports::Sse => name == "sse",
+        }
+    }
+}
+
+impl fmt::Display for Transports {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Transports::Any => "any",
+            Transports::Http => "http",
+            Transports::Sse => "sse",
+        })
+    }
+}
+
 /// The result of one case.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -169,6 +201,8 @@ pub struct Case {
     pub level: Level,
     /// Which session it runs on.
     pub session: SessionUse,
+    /// The transports it applies to.
+    pub transports: Transports,
     /// The body.
     pub run: CaseFn,
 }
@@ -186,7 +220,7 @@ impl fmt::Debug for Case {
 /// Builds a [`Case`] from an `async fn(&mut Ctx) -> CaseResult`.
 #[macro_export]
 macro_rules! case {
-    ($id:expr, $level:ident, $versions:expr, $session:ident, $section:expr, $title:expr, $body:path) => {
+    ($id:expr, $level:ident, $versions:expr, $session:ident, $transports:ident, $section:expr, $title:expr, $body:path) => {
         $crate::case::Case {
             id: $id,
             title: $title,
@@ -194,7 +228,11 @@ macro_rules! case {
             section: $section,
             level: $crate::case::Level::$level,
             session: $crate::case::SessionUse::$session,
+            transports: $crate::case::Transports::$transports,
             run: |cx| Box::pin($body(cx)),
         }
+    };
+    ($id:expr, $level:ident, $versions:expr, $session:ident, $section:expr, $title:expr, $body:path) => {
+        $crate::case!($id, $level, $versions, $session, Any, $section, $title, $body)
     };
 }

@@ -133,6 +133,11 @@ impl Ctx {
         self.connector.describe()
     }
 
+    /// The target's transport.
+    pub fn kind(&self) -> crate::driver::Kind {
+        self.connector.kind()
+    }
+
     /// A new, uninitialized session.
     pub async fn fresh(&mut self) -> Result<Session, Error> {
         let mut session = self.connector.connect(self.journal.clone()).await?;

@@ -2,8 +2,8 @@
 //!
 //! ```text
 //! mcp-conformance [OPTIONS] stdio -- COMMAND ARGS...
-//! mcp-conformance [OPTIONS] http URL      (not implemented yet)
-//! mcp-conformance [OPTIONS] sse URL       (not implemented yet)
+//! mcp-conformance [OPTIONS] http URL      (Streamable HTTP, e.g. http://127.0.0.1:8080/mcp)
+//! mcp-conformance [OPTIONS] sse URL       (legacy HTTP+SSE, e.g. http://127.0.0.1:8080/sse)
 //! mcp-conformance [OPTIONS]               (this workspace's weather-server over stdio)
 //! ```
 //!
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use conformance::context::Config;
-use conformance::driver::{Connector, StdioTarget};
+use conformance::driver::{Connector, HttpTarget, SseTarget, StdioTarget};
 use conformance::report::{self, Format};
 use conformance::runner::{self, Filter};
 use conformance::Error;
@@ -196,7 +196,7 @@ fn weather_server() -> String {
         .into_owned()
 }
 
-fn connector(target: &Target) -> Result<Arc<dyn Connector>, Error> {
+fn connector(target: &Target, headers: &[(String, String)]) -> Result<Arc<dyn Connector>, Error> {
     match target {
         Target::Default => Ok(Arc::new(StdioTarget::new(weather_server(), Vec::new()))),
         Target::Stdio(cmd) => {
@@ -205,14 +205,8 @@ fn connector(target: &Target) -> Result<Arc<dyn Connector>, Error> {
                 .ok_or_else(|| Error::Usage("stdio needs a command".into()))?;
             Ok(Arc::new(StdioTarget::new(program.clone(), rest.to_vec())))
         }
-        Target::Http(url) => Err(Error::NotImplemented {
-            kind: "http",
-            url: url.clone(),
-        }),
-        Target::Sse(url) => Err(Error::NotImplemented {
-            kind: "sse",
-            url: url.clone(),
-        }),
+        Target::Http(url) => Ok(Arc::new(HttpTarget::new(url, headers)?)),
+        Target::Sse(url) => Ok(Arc::new(SseTarget::new(url, headers)?)),
     }
 }
 
@@ -248,7 +242,7 @@ fn real_main() -> Result<i32, Error> {
         }
         return Ok(0);
     }
-    let connector = connector(&args.target)?;
+    let connector = connector(&args.target, &args.headers)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -101,7 +101,12 @@ pub async fn run(
         negotiated: None,
         cases: Vec::new(),
     };
-    let selected: Vec<&Case> = cases.iter().filter(|c| filter.selects(c.id)).collect();
+    // Cases for another transport are not part of this run at all (not skips).
+    let kind = cx.kind().name();
+    let selected: Vec<&Case> = cases
+        .iter()
+        .filter(|c| filter.selects(c.id) && c.transports.applies_to(kind))
+        .collect();
     if !selected.is_empty() {
         match cx.init_result().await {
             Ok(init) => {

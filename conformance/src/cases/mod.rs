@@ -9,11 +9,13 @@ use crate::driver::{Reply, Session};
 use crate::error::Error;
 
 pub mod completion;
+pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
 pub mod prompts;
 pub mod resources;
+pub mod sse;
 pub mod tools;
 pub mod utilities;
 
@@ -21,6 +23,8 @@ pub mod utilities;
 /// last so they see everything the server sent.
 pub fn all() -> Vec<Case> {
     let mut cases = Vec::new();
+    cases.extend(http::cases());
+    cases.extend(sse::cases());
     cases.extend(lifecycle::cases());
     cases.extend(jsonrpc::cases());
     cases.extend(utilities::cases());

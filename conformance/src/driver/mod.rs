@@ -14,12 +14,16 @@ use bytes::Bytes;
 
 use crate::error::Error;
 
+pub mod http;
 pub mod journal;
 pub mod session;
+pub mod sse;
 pub mod stdio;
 
+pub use http::HttpTarget;
 pub use journal::Journal;
 pub use session::{Msg, Reply, RpcError, Session};
+pub use sse::SseTarget;
 pub use stdio::StdioTarget;
 
 /// A boxed future that can cross tasks; the object-safe form of an `async fn` in a trait.
@@ -51,4 +55,30 @@ pub trait Connector: Send + Sync {
     fn connect(&self, journal: std::sync::Arc<Journal>) -> BoxFuture<'_, Result<Session, Error>>;
     /// The target in words, for reports (`stdio: node server.js`).
     fn describe(&self) -> String;
+    /// Which transport the target speaks, with what the transport cases need to reach it.
+    fn kind(&self) -> Kind {
+        Kind::Stdio
+    }
+}
+
+/// The transport of a target, as the transport cases see it.
+#[derive(Clone, Debug)]
+pub enum Kind {
+    /// A child process on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP at one endpoint.
+    Http(http::HttpTarget),
+    /// The legacy HTTP+SSE transport (2024-11-05).
+    Sse(sse::SseTarget),
+}
+
+impl Kind {
+    /// The short name: `stdio`, `http`, `sse`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kind::Stdio => "stdio",
+            Kind::Http(_) => "http",
+            Kind::Sse(_) => "sse",
+        }
+    }
 }

@@ -1,0 +1,491 @@
+//! Streamable HTTP transport rules (ids `http.*`): media types, session ids, DELETE, the GET
+//! stream, `Origin` and `MCP-Protocol-Version`. They apply to `http` targets only and talk raw
+//! HTTP so they see statuses and headers exactly as sent.
+
+use bytes::Bytes;
+use hyper::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use crate::case::{Case, CaseResult, Outcome, Versions};
+use crate::context::Ctx;
+use crate::driver::http::{HttpTarget, RawResponse, ACCEPT_BOTH, PROTOCOL_VERSION, SESSION_ID};
+use crate::driver::session::initialize_params;
+use crate::driver::Kind;
+use crate::error::Error;
+use mcp_proto::ProtocolVersion;
+
+const SECTION: &str = "basic/transports#streamable-http";
+
+/// The Streamable HTTP cases.
+pub fn cases() -> Vec<Case> {
+    vec![
+        crate::case!(
+            "http.session-id",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#session-management",
+            "a session id in the initialize answer is visible ASCII (0x21-0x7E)",
+            session_id
+        ),
+        crate::case!(
+            "http.notification-accepted",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#sending-messages-to-the-server",
+            "a POSTed notification gets 202 Accepted with no body",
+            notification_accepted
+        ),
+        crate::case!(
+            "http.wrong-accept",
+            Should,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            SECTION,
+            "a POST whose Accept lists neither JSON nor event streams is refused (406 or 4xx)",
+            wrong_accept
+        ),
+        crate::case!(
+            "http.wrong-content-type",
+            Should,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            SECTION,
+            "a POST whose Content-Type is not JSON is refused (415 or 4xx)",
+            wrong_content_type
+        ),
+        crate::case!(
+            "http.malformed-json",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#sending-messages-to-the-server",
+            "malformed JSON gets HTTP 400 (with a -32700 body when there is one)",
+            malformed_json
+        ),
+        crate::case!(
+            "http.missing-session-id",
+            Should,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#session-management",
+            "a request without Mcp-Session-Id after initialize gets 400",
+            missing_session_id
+        ),
+        crate::case!(
+            "http.unknown-session",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#session-management",
+            "a request naming an unknown session gets 404",
+            unknown_session
+        ),
+        crate::case!(
+            "http.delete",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#session-management",
+            "DELETE ends the session (later requests get 404) or is refused with 405",
+            delete
+        ),
+        crate::case!(
+            "http.get-stream",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#listening-for-messages-from-the-server",
+            "GET answers text/event-stream or 405",
+            get_stream
+        ),
+        crate::case!(
+            "http.bad-origin",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#security-warning",
+            "a request with a foreign Origin gets 403",
+            bad_origin
+        ),
+        crate::case!(
+            "http.protocol-version",
+            Must,
+            Versions::since(ProtocolVersion::V2025_06_18),
+            Own,
+            Http,
+            "basic/transports#protocol-version-header",
+            "an unsupported MCP-Protocol-Version header gets 400",
+            protocol_version
+        ),
+    ]
+}
+
+fn target(cx: &Ctx) -> Result<HttpTarget, Error> {
+    match cx.kind() {
+        Kind::Http(t) => Ok(t),
+        other => Err(Error::Protocol(format!(
+            "an http.* case ran on a {} target",
+            other.name()
+        ))),
+    }
+}
+
+fn request(id: i64, method: &str, params: Option<Value>) -> Bytes {
+    let mut msg = json!({"jsonrpc": "2.0", "id": id, "method": method});
+    if let (Some(p), Some(obj)) = (params, msg.as_object_mut()) {
+        obj.insert("params".into(), p);
+    }
+    Bytes::from(msg.to_string())
+}
+
+fn initialize_body() -> Bytes {
+    request(
+        1,
+        "initialize",
+        Some(initialize_params(ProtocolVersion::LATEST.as_str())),
+    )
+}
+
+fn initialized_body() -> Bytes {
+    Bytes::from(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string())
+}
+
+/// A raw POST with the right Accept and Content-Type plus `extra`.
+async fn post(t: &HttpTarget, extra: &[(&str, &str)], body: Bytes) -> Result<RawResponse, Error> {
+    let mut headers = vec![
+        ("accept", ACCEPT_BOTH),
+        ("content-type", "application/json"),
+    ];
+    headers.extend_from_slice(extra);
+    t.client.raw(Method::POST, &t.url, &headers, body).await
+}
+
+/// An initialized raw session: its id (if the server gave one) and the negotiated version.
+struct RawSession {
+    id: Option<String>,
+    version: String,
+    init: RawResponse,
+}
+
+impl RawSession {
+    fn headers(&self) -> Vec<(&str, &str)> {
+        let mut out = vec![(PROTOCOL_VERSION, self.version.as_str())];
+        if let Some(id) = &self.id {
+            out.push((SESSION_ID, id.as_str()));
+        }
+        out
+    }
+}
+
+async fn open(t: &HttpTarget) -> Result<RawSession, Error> {
+    let init = post(t, &[], initialize_body()).await?;
+    if !init.status.is_success() {
+        return Err(Error::Protocol(format!(
+            "initialize was refused: {}",
+            init.describe()
+        )));
+    }
+    let id = init.header(SESSION_ID).map(str::to_owned);
+    let session = RawSession {
+        id,
+        version: ProtocolVersion::LATEST.as_str().to_owned(),
+        init,
+    };
+    let _ = post(t, &session.headers(), initialized_body()).await?;
+    Ok(session)
+}
+
+async fn close(t: &HttpTarget, session: &RawSession) {
+    if session.id.is_some() {
+        let _ = t
+            .client
+            .raw(Method::DELETE, &t.url, &session.headers(), Bytes::new())
+            .await;
+    }
+}
+
+fn is_client_error(r: &RawResponse) -> bool {
+    r.status.is_client_error()
+}
+
+async fn session_id(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    let outcome = match session.init.headers.get(SESSION_ID) {
+        None => Outcome::skip("the server assigns no session id (it may run stateless)"),
+        Some(v) if !v.is_empty() && v.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b)) => {
+            Outcome::Pass
+        }
+        Some(v) => Outcome::fail(
+            "Mcp-Session-Id of visible ASCII only (0x21-0x7E)",
+            format!("{:?}", String::from_utf8_lossy(v.as_bytes())),
+        ),
+    };
+    close(&t, &session).await;
+    Ok(outcome)
+}
+
+async fn notification_accepted(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let init = post(&t, &[], initialize_body()).await?;
+    if !init.status.is_success() {
+        return Ok(Outcome::fail("initialize to succeed", init.describe()));
+    }
+    let id = init.header(SESSION_ID).map(str::to_owned);
+    let version = ProtocolVersion::LATEST.as_str();
+    let mut headers = vec![(PROTOCOL_VERSION, version)];
+    if let Some(id) = &id {
+        headers.push((SESSION_ID, id.as_str()));
+    }
+    let answer = post(&t, &headers, initialized_body()).await?;
+    let outcome = if answer.status == StatusCode::ACCEPTED && answer.body.is_empty() {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "202 Accepted with no body for `notifications/initialized`",
+            answer.describe(),
+        )
+    };
+    let session = RawSession {
+        id,
+        version: version.to_owned(),
+        init,
+    };
+    close(&t, &session).await;
+    Ok(outcome)
+}
+
+async fn wrong_accept(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let answer = t
+        .client
+        .raw(
+            Method::POST,
+            &t.url,
+            &[
+                ("accept", "text/plain"),
+                ("content-type", "application/json"),
+            ],
+            initialize_body(),
+        )
+        .await?;
+    Ok(if is_client_error(&answer) {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "406 Not Acceptable (or another 4xx) for `Accept: text/plain`",
+            answer.describe(),
+        )
+    })
+}
+
+async fn wrong_content_type(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let answer = t
+        .client
+        .raw(
+            Method::POST,
+            &t.url,
+            &[("accept", ACCEPT_BOTH), ("content-type", "text/plain")],
+            initialize_body(),
+        )
+        .await?;
+    Ok(if is_client_error(&answer) {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "415 Unsupported Media Type (or another 4xx) for `Content-Type: text/plain`",
+            answer.describe(),
+        )
+    })
+}
+
+async fn malformed_json(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    let answer = post(
+        &t,
+        &session.headers(),
+        Bytes::from_static(b"{\"jsonrpc\": \"2.0\", \"id\": 1, "),
+    )
+    .await?;
+    close(&t, &session).await;
+    if answer.status != StatusCode::BAD_REQUEST {
+        return Ok(Outcome::fail(
+            "HTTP 400 for malformed JSON",
+            answer.describe(),
+        ));
+    }
+    if answer.body.is_empty() {
+        return Ok(Outcome::Pass);
+    }
+    let code = answer
+        .json()
+        .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64));
+    Ok(match code {
+        Some(-32700) => Outcome::Pass,
+        _ => Outcome::fail(
+            "a body, when there is one, carrying JSON-RPC error -32700",
+            answer.describe(),
+        ),
+    })
+}
+
+async fn missing_session_id(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    if session.id.is_none() {
+        return Ok(Outcome::skip(
+            "the server assigns no session id (it may run stateless)",
+        ));
+    }
+    let answer = post(
+        &t,
+        &[(PROTOCOL_VERSION, session.version.as_str())],
+        request(2, "ping", None),
+    )
+    .await?;
+    close(&t, &session).await;
+    Ok(if answer.status == StatusCode::BAD_REQUEST {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "HTTP 400 for a request without Mcp-Session-Id",
+            answer.describe(),
+        )
+    })
+}
+
+async fn unknown_session(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    if session.id.is_none() {
+        return Ok(Outcome::skip(
+            "the server assigns no session id (it may run stateless)",
+        ));
+    }
+    let answer = post(
+        &t,
+        &[
+            (PROTOCOL_VERSION, session.version.as_str()),
+            (SESSION_ID, "mcp-conformance-no-such-session"),
+        ],
+        request(2, "ping", None),
+    )
+    .await?;
+    close(&t, &session).await;
+    Ok(if answer.status == StatusCode::NOT_FOUND {
+        Outcome::Pass
+    } else {
+        Outcome::fail("HTTP 404 for an unknown session id", answer.describe())
+    })
+}
+
+async fn delete(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    if session.id.is_none() {
+        return Ok(Outcome::skip(
+            "the server assigns no session id (it may run stateless)",
+        ));
+    }
+    let answer = t
+        .client
+        .raw(Method::DELETE, &t.url, &session.headers(), Bytes::new())
+        .await?;
+    if answer.status == StatusCode::METHOD_NOT_ALLOWED {
+        return Ok(Outcome::Pass);
+    }
+    if !answer.status.is_success() {
+        return Ok(Outcome::fail(
+            "DELETE to end the session (2xx) or 405",
+            answer.describe(),
+        ));
+    }
+    let after = post(&t, &session.headers(), request(2, "ping", None)).await?;
+    Ok(if after.status == StatusCode::NOT_FOUND {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "HTTP 404 for a request on a session ended with DELETE",
+            after.describe(),
+        )
+    })
+}
+
+async fn get_stream(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    let mut headers = session.headers();
+    headers.push(("accept", "text/event-stream"));
+    let answer = t
+        .client
+        .raw(Method::GET, &t.url, &headers, Bytes::new())
+        .await?;
+    close(&t, &session).await;
+    Ok(
+        if answer.status == StatusCode::METHOD_NOT_ALLOWED
+            || (answer.status == StatusCode::OK && answer.media_type() == "text/event-stream")
+        {
+            Outcome::Pass
+        } else {
+            Outcome::fail("200 text/event-stream or 405", answer.describe())
+        },
+    )
+}
+
+async fn bad_origin(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let answer = post(&t, &[("origin", "http://evil.example")], initialize_body()).await?;
+    if answer.status.is_success() {
+        if let Some(id) = answer.header(SESSION_ID) {
+            let session = RawSession {
+                id: Some(id.to_owned()),
+                version: ProtocolVersion::LATEST.as_str().to_owned(),
+                init: answer.clone(),
+            };
+            close(&t, &session).await;
+        }
+    }
+    Ok(if answer.status == StatusCode::FORBIDDEN {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "HTTP 403 for `Origin: http://evil.example`",
+            answer.describe(),
+        )
+    })
+}
+
+async fn protocol_version(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let session = open(&t).await?;
+    let mut headers: Vec<(&str, &str)> = session
+        .headers()
+        .into_iter()
+        .filter(|(n, _)| *n != PROTOCOL_VERSION)
+        .collect();
+    headers.push((PROTOCOL_VERSION, "1999-01-01"));
+    let answer = post(&t, &headers, request(2, "ping", None)).await?;
+    close(&t, &session).await;
+    Ok(if answer.status == StatusCode::BAD_REQUEST {
+        Outcome::Pass
+    } else {
+        Outcome::fail(
+            "HTTP 400 for `MCP-Protocol-Version: 1999-01-01`",
+            answer.describe(),
+        )
+    })
+}
