@@ -114,6 +114,10 @@ pub enum Transports {
     Http,
     /// Legacy HTTP+SSE targets only.
     Sse,
+    /// Every transport but Streamable HTTP, where requests outside an initialized session
+    /// (before `initialize`, a second `initialize`) meet the transport's session rules
+    /// (`http.*` cases) instead of JSON-RPC replies.
+    NotHttp,
 }
 
 impl Transports {
@@ -123,6 +127,7 @@ impl Transports {
             Transports::Any => true,
             Transports::Http => name == "http",
             Transports::Sse => name == "sse",
+            Transports::NotHttp => name != "http",
         }
     }
 }
@@ -133,6 +138,7 @@ impl fmt::Display for Transports {
             Transports::Any => "any",
             Transports::Http => "http",
             Transports::Sse => "sse",
+            Transports::NotHttp => "stdio, sse",
         })
     }
 }

@@ -502,9 +502,8 @@ impl Transport for HttpTransport {
                 FrameKind::Request => HEADER_GRACE,
                 _ => self.target.client.timeout,
             };
-            match tokio::time::timeout(wait, sent_rx).await {
-                Ok(Ok(Err(e))) => return Err(e),
-                Ok(_) | Err(_) => {}
+            if let Ok(Ok(Err(e))) = tokio::time::timeout(wait, sent_rx).await {
+                return Err(e);
             }
             if kind == FrameKind::Initialized {
                 self.open_get_stream();

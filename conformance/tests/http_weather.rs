@@ -1,0 +1,212 @@
+//! The runner against this workspace's weather-server over stdio, Streamable HTTP
+//! (`http://127.0.0.1:PORT/mcp`) and legacy SSE (`http://127.0.0.1:PORT/sse`): no MUST case
+//! fails, and the only skips are the slow-tool fixture cases (weather-server has no slow tool)
+//! and `completion.undeclared` (it declares completions).
+
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Skips that are expected on weather-server: the fixture it does not have.
+const EXPECTED_SKIPS: &[&str] = &[
+    "cancellation.no-response",
+    "progress.token-echo",
+    "progress.integer-token",
+    "progress.stops-after-response",
+    "concurrency.slow-call-no-block",
+    "completion.undeclared",
+];
+
+fn profile_dir() -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_mcp-conformance"));
+    exe.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn weather_server() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let path = profile_dir().join("weather-server");
+            if !path.exists() {
+                let dir = profile_dir();
+                let target_dir = dir.parent().map(Path::to_path_buf).unwrap_or_default();
+                let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+                let mut child = Command::new(cargo)
+                    .args(["build", "-p", "weather-server", "--target-dir"])
+                    .arg(&target_dir)
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .spawn()
+                    .expect("run cargo build -p weather-server");
+                let deadline = Instant::now() + Duration::from_secs(600);
+                loop {
+                    if let Some(status) = child.try_wait().expect("wait for cargo") {
+                        assert!(status.success(), "cargo build -p weather-server failed");
+                        break;
+                    }
+                    if Instant::now() > deadline {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        panic!("cargo build -p weather-server took over 600 s");
+                    }
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            }
+            path
+        })
+        .clone()
+}
+
+/// weather-server --http on a free port; killed on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start() -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(weather_server())
+            .args(["--http", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start weather-server --http");
+        let mut server = Server { child, port };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("weather-server exited early: {status}");
+            }
+            assert!(Instant::now() < deadline, "weather-server did not listen");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs the runner with `args` (bounded) and returns its exit status and JSON report.
+fn run(args: &[&str]) -> (Option<i32>, Value) {
+    let child = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
+        .arg("--format")
+        .arg("json")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcp-conformance");
+    let pid = child.id();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let out = child.wait_with_output();
+        let _ = done_tx.send(());
+        out
+    });
+    if done_rx.recv_timeout(Duration::from_secs(300)).is_err() {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        panic!("mcp-conformance {args:?} took over 300 s");
+    }
+    let out = waiter.join().expect("waiter").expect("output");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}): {}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code(), report)
+}
+
+/// Checks a run: exit 0, nothing failed, only the expected skips; returns the case ids.
+fn check(kind: &str, code: Option<i32>, report: &Value) -> Vec<String> {
+    let cases = report["cases"].as_array().expect("cases");
+    let mut ids = Vec::new();
+    for case in cases {
+        let id = case["id"].as_str().expect("id").to_owned();
+        match case["result"].as_str() {
+            Some("pass") => {}
+            Some("skip") => assert!(
+                EXPECTED_SKIPS.contains(&id.as_str()),
+                "{kind}: unexpected skip {case}"
+            ),
+            other => panic!("{kind}: {id} ended {other:?}: {case}"),
+        }
+        ids.push(id);
+    }
+    assert_eq!(code, Some(0), "{kind}: {report}");
+    ids
+}
+
+#[test]
+fn weather_server_over_stdio_http_and_sse() {
+    let server_path = weather_server();
+    let stdio = server_path.to_string_lossy().into_owned();
+    let (code, report) = run(&["stdio", "--", &stdio]);
+    let stdio_ids = check("stdio", code, &report);
+    assert!(!stdio_ids
+        .iter()
+        .any(|id| id.starts_with("http.") || id.starts_with("sse.")));
+
+    let server = Server::start();
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (code, report) = run(&["http", &url]);
+    let http_ids = check("http", code, &report);
+    for id in [
+        "http.session-id",
+        "http.unknown-session",
+        "http.delete",
+        "http.bad-origin",
+        "http.protocol-version",
+        "jsonrpc.parse-error",
+        "tools.call-result",
+    ] {
+        assert!(http_ids.iter().any(|i| i == id), "http run lacks {id}");
+    }
+    assert!(!http_ids.iter().any(|id| id.starts_with("sse.")));
+    assert!(!http_ids
+        .iter()
+        .any(|id| id == "lifecycle.second-initialize"));
+
+    let url = format!("http://127.0.0.1:{}/sse", server.port);
+    let (code, report) = run(&["sse", &url]);
+    let sse_ids = check("sse", code, &report);
+    for id in [
+        "sse.endpoint-event",
+        "sse.post-flow",
+        "lifecycle.second-initialize",
+    ] {
+        assert!(sse_ids.iter().any(|i| i == id), "sse run lacks {id}");
+    }
+    assert!(!sse_ids.iter().any(|id| id.starts_with("http.")));
+}
+
+#[test]
+fn header_option_reaches_the_server() {
+    // weather-server needs no auth; an extra header must not disturb anything.
+    weather_server();
+    let server = Server::start();
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let (code, report) = run(&[
+        "--header",
+        "X-Conformance: yes",
+        "--only",
+        "http.,lifecycle.initialize,tools.list",
+        "http",
+        &url,
+    ]);
+    check("http --header", code, &report);
+}
