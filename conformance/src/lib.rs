@@ -3,7 +3,7 @@
 //! The runner drives servers at the wire level, not through a client library: it sends exact
 //! (sometimes malformed) bytes and observes exactly what comes back, or that nothing does.
 //!
-//! - [`driver`]: transports and sessions. stdio today; HTTP and SSE plug in behind
+//! - [`driver`]: transports and sessions: stdio, Streamable HTTP and legacy HTTP+SSE behind
 //!   [`driver::Transport`] and [`driver::Connector`].
 //! - [`case`](mod@case): what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
 //! - [`cases`]: the cases, one module per area of the specification.
@@ -16,12 +16,16 @@
 //! mcp-conformance stdio -- node server.js            # any stdio server
 //! mcp-conformance --only tools,jsonrpc stdio -- ...   # by id prefix; --skip likewise
 //! mcp-conformance --format junit stdio -- ... > conformance.xml
+//! mcp-conformance http http://127.0.0.1:8080/mcp      # Streamable HTTP, plus the http.* cases
+//! mcp-conformance --header 'Authorization: Bearer T' http URL
+//! mcp-conformance sse http://127.0.0.1:8080/sse       # legacy HTTP+SSE, plus the sse.* cases
 //! mcp-conformance --list                              # the cases, levels and versions
 //! mcp-conformance                                     # this workspace's weather-server
 //! ```
 //!
 //! The exit status is 0 when no MUST case failed, 1 when one did, 2 when the command line is
-//! wrong, the server cannot be started, or the target kind (`http`, `sse`) is not written yet.
+//! wrong or the server cannot be started. Transport cases (`http.*`, `sse.*`) are part of a run
+//! only on their transport.
 //! Each case runs on a shared session initialized at the latest version unless it needs its own
 //! (version probes, requests before `initialize`, batches); after a failing case the shared
 //! session is replaced so one broken behaviour does not spill into the next case.

@@ -3,9 +3,9 @@
 //! sessions to one target; [`Session`] adds request ids, waiting and bookkeeping on top, the same
 //! for every transport.
 //!
-//! stdio is the only transport so far; Streamable HTTP and HTTP+SSE plug in by implementing
-//! [`Transport`] (POST a frame; push response bodies and SSE `data` fields into the frame channel)
-//! and [`Connector`].
+//! [`stdio`] runs a child process; [`http`] POSTs every frame to a Streamable HTTP endpoint and
+//! pushes JSON answers and SSE `data` fields into the frame channel; [`sse`] speaks the legacy
+//! HTTP+SSE transport (GET the stream, POST to its `endpoint`).
 
 use std::future::Future;
 use std::pin::Pin;
