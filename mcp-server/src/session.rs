@@ -19,7 +19,6 @@ use serde::de::DeserializeOwned;
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::server::Server;
-use crate::tool::CatchPanic;
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
@@ -285,16 +284,10 @@ impl Handler for Session {
         request: Request,
         ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
-        // A panic anywhere in routing or a handler still gets its one response.
-        match CatchPanic(Box::pin(self.route(request, ctx))).await {
-            Ok(result) => result.map_err(|e| e.to_error_object(self.state.version())),
-            Err(panic) => {
-                tracing::error!(server = %self.server.name(), "a request handler panicked: {panic}");
-                Err(ErrorObject::internal(format!(
-                    "the handler panicked: {panic}"
-                )))
-            }
-        }
+        // A panic in routing or a handler is caught by the peer, which still answers.
+        self.route(request, ctx)
+            .await
+            .map_err(|e| e.to_error_object(self.state.version()))
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {

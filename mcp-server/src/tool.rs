@@ -124,14 +124,14 @@ pub struct ToolOutput(Repr);
 enum Repr {
     /// A full result.
     Result(Box<CallToolResult>),
-    /// A JSON object's text: `structuredContent` and one text block with the same JSON.
-    Json(String),
-    /// A text block for people and a JSON object's text as `structuredContent`.
+    /// A JSON object: `structuredContent` and one text block with the same JSON.
+    Json(RawJson),
+    /// A text block for people and a JSON object as `structuredContent`.
     TextAndJson {
         /// The text block.
         text: String,
         /// The structured content, serialized.
-        json: String,
+        json: RawJson,
     },
 }
 
@@ -148,9 +148,9 @@ impl ToolOutput {
 
     /// A value serialized as `structuredContent` plus a text block with the same JSON.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::to_string(value) {
-            Ok(text) if text.starts_with('{') => ToolOutput(Repr::Json(text)),
-            Ok(text) => ToolOutput::text(text),
+        match mcp_proto::jsonrpc::to_raw(value) {
+            Ok(json) if json.get().starts_with('{') => ToolOutput(Repr::Json(json)),
+            Ok(json) => ToolOutput::text(json.get()),
             Err(e) => ToolOutput::error(format!("the tool's result could not be serialized: {e}")),
         }
     }
@@ -159,8 +159,8 @@ impl ToolOutput {
     /// serialized once, as a JSON text block and as `structuredContent`. A value that is not a JSON object is refused
     /// (`structuredContent` must be an object), so it becomes a text block instead.
     pub fn structured<T: Serialize + ?Sized>(text: impl Into<String>, value: &T) -> Self {
-        match serde_json::to_string(value) {
-            Ok(json) if json.starts_with('{') => ToolOutput(Repr::TextAndJson {
+        match mcp_proto::jsonrpc::to_raw(value) {
+            Ok(json) if json.get().starts_with('{') => ToolOutput(Repr::TextAndJson {
                 text: text.into(),
                 json,
             }),
@@ -181,13 +181,13 @@ impl ToolOutput {
     pub fn into_call_tool_result(self) -> CallToolResult {
         match self.0 {
             Repr::Result(r) => *r,
-            Repr::Json(text) => CallToolResult {
-                structured_content: serde_json::from_str(&text).ok(),
-                ..CallToolResult::text(text)
+            Repr::Json(json) => CallToolResult {
+                structured_content: serde_json::from_str(json.get()).ok(),
+                ..CallToolResult::text(json.get())
             },
             Repr::TextAndJson { text, json } => CallToolResult {
-                structured_content: serde_json::from_str(&json).ok(),
-                ..CallToolResult::new(vec![Content::text(text), Content::text(json)])
+                structured_content: serde_json::from_str(json.get()).ok(),
+                ..CallToolResult::new(vec![Content::text(text), Content::text(json.get())])
             },
         }
     }
@@ -209,34 +209,62 @@ impl ToolOutput {
 }
 
 /// `{"content":[{"type":"text","text":TEXT},{"type":"text","text":JSON}],"structuredContent":JSON}`
-/// written directly: the text for people (if any), the JSON as text for clients that ignore
+/// written in one pass: the text for people (if any), the JSON as text for clients that ignore
 /// `structuredContent` (as the specification recommends), and the structured content itself
 /// (not before 2025-06-18).
 fn text_and_structured(
     text: Option<&str>,
-    json: &str,
+    json: &RawValue,
     version: ProtocolVersion,
 ) -> Result<RawJson, serde_json::Error> {
-    let quoted_json = serde_json::to_string(json)?;
-    let quoted_text = text.map(serde_json::to_string).transpose()?;
-    let mut out = String::with_capacity(
-        quoted_json.len() + quoted_text.as_ref().map_or(0, String::len) + json.len() + 96,
-    );
-    out.push_str(r#"{"content":["#);
-    if let Some(quoted) = &quoted_text {
-        out.push_str(r#"{"type":"text","text":"#);
-        out.push_str(quoted);
-        out.push_str("},");
+    mcp_proto::jsonrpc::to_raw(&TextAndStructured {
+        text,
+        json,
+        structured: version.has_structured_output(),
+    })
+}
+
+struct TextAndStructured<'a> {
+    text: Option<&'a str>,
+    json: &'a RawValue,
+    structured: bool,
+}
+
+#[derive(Serialize)]
+struct TextBlock<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
+struct TextBlocks<'a>(&'a TextAndStructured<'a>);
+
+impl Serialize for TextBlocks<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let out = self.0;
+        let mut seq = serializer.serialize_seq(Some(1 + usize::from(out.text.is_some())))?;
+        if let Some(text) = out.text {
+            seq.serialize_element(&TextBlock { kind: "text", text })?;
+        }
+        seq.serialize_element(&TextBlock {
+            kind: "text",
+            text: out.json.get(),
+        })?;
+        seq.end()
     }
-    out.push_str(r#"{"type":"text","text":"#);
-    out.push_str(&quoted_json);
-    out.push_str("}]");
-    if version.has_structured_output() {
-        out.push_str(r#","structuredContent":"#);
-        out.push_str(json);
+}
+
+impl Serialize for TextAndStructured<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1 + usize::from(self.structured)))?;
+        map.serialize_entry("content", &TextBlocks(self))?;
+        if self.structured {
+            map.serialize_entry("structuredContent", self.json)?;
+        }
+        map.end()
     }
-    out.push('}');
-    RawValue::from_string(out)
 }
 
 /// Anything a tool handler may return.

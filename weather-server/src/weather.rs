@@ -392,6 +392,8 @@ pub fn build(provider: Provider) -> Server {
         .title("Weather")
         .description("Current weather and forecasts for world cities")
         .instructions(INSTRUCTIONS)
+        // Each call's info entry goes only to clients that ask for it with logging/setLevel.
+        .default_log_level(LoggingLevel::Warning)
         .tool(
             Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
                 .title("Current weather")

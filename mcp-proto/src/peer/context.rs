@@ -1,7 +1,7 @@
 //! What a handler gets with each incoming request: its id, its progress token, its
 //! cancellation signal, and a way to talk back to the other side on the request's behalf.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -10,22 +10,27 @@ use super::{PeerError, PeerHandle, RequestOptions};
 use crate::jsonrpc::{self, RawJson, Request, RequestId};
 use crate::schema::{NotificationType, RequestType};
 
-/// The context of one incoming request.
+/// The context of one incoming request. Cloning it is cheap (one shared allocation).
 #[derive(Clone)]
 pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
     id: RequestId,
     progress_token: Option<RequestId>,
-    cancellation: CancellationToken,
+    /// Made on first use: a request answered at once never needs one.
+    cancellation: OnceLock<CancellationToken>,
     peer: PeerHandle,
-    last_progress: Arc<Mutex<Option<f64>>>,
+    last_progress: Mutex<Option<f64>>,
 }
 
 impl std::fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestContext")
-            .field("id", &self.id)
-            .field("progress_token", &self.progress_token)
-            .field("cancelled", &self.cancellation.is_cancelled())
+            .field("id", &self.inner.id)
+            .field("progress_token", &self.inner.progress_token)
+            .field("cancelled", &self.is_cancelled())
             .finish()
     }
 }
@@ -54,43 +59,62 @@ pub(crate) fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
 }
 
 impl RequestContext {
-    pub(crate) fn new(
+    /// A context whose cancellation token is made when first asked for.
+    pub(crate) fn new(request: &Request, peer: PeerHandle) -> Self {
+        Self::build(request, OnceLock::new(), peer)
+    }
+
+    /// A context cancelled with `cancellation`.
+    pub(crate) fn with_cancellation(
         request: &Request,
         cancellation: CancellationToken,
         peer: PeerHandle,
     ) -> Self {
+        Self::build(request, OnceLock::from(cancellation), peer)
+    }
+
+    fn build(
+        request: &Request,
+        cancellation: OnceLock<CancellationToken>,
+        peer: PeerHandle,
+    ) -> Self {
         RequestContext {
-            id: request.id.clone(),
-            progress_token: progress_token(request.params.as_ref()),
-            cancellation,
-            peer,
-            last_progress: Arc::new(Mutex::new(None)),
+            inner: Arc::new(ContextInner {
+                id: request.id.clone(),
+                progress_token: progress_token(request.params.as_ref()),
+                cancellation,
+                peer,
+                last_progress: Mutex::new(None),
+            }),
         }
     }
 
     /// The id of the request being handled.
     pub fn id(&self) -> &RequestId {
-        &self.id
+        &self.inner.id
     }
 
     /// The progress token the other side sent, if any.
     pub fn progress_token(&self) -> Option<&RequestId> {
-        self.progress_token.as_ref()
+        self.inner.progress_token.as_ref()
     }
 
     /// The peer this request came from.
     pub fn peer(&self) -> &PeerHandle {
-        &self.peer
+        &self.inner.peer
     }
 
     /// Cancelled when the other side cancels the request (or the connection shuts down).
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.inner.cancellation.get_or_init(CancellationToken::new)
     }
 
     /// True once the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation.is_cancelled()
+        self.inner
+            .cancellation
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 
     /// Sends `notifications/progress` when the request carried a progress token and `progress`
@@ -101,28 +125,38 @@ impl RequestContext {
         total: Option<f64>,
         message: Option<String>,
     ) -> bool {
-        let Some(token) = &self.progress_token else {
+        let Some(token) = &self.inner.progress_token else {
             return false;
         };
         {
-            let mut last = self.last_progress.lock().unwrap_or_else(|p| p.into_inner());
+            let mut last = self
+                .inner
+                .last_progress
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
                 return false;
             }
             *last = Some(progress);
         }
-        let mut params = serde_json::json!({ "progressToken": token, "progress": progress });
-        if let Some(total) = total {
-            params["total"] = total.into();
-        }
-        if let Some(message) = message {
-            params["message"] = message.into();
-        }
+        let params = crate::schema::ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message,
+            meta: None,
+            extra: Default::default(),
+        };
         let Ok(raw) = jsonrpc::to_raw(&params) else {
             return false;
         };
-        self.peer
-            .notify_raw("notifications/progress", Some(raw), Some(self.id.clone()))
+        self.inner
+            .peer
+            .notify_raw(
+                "notifications/progress",
+                Some(raw),
+                Some(self.inner.id.clone()),
+            )
             .await
             .is_ok()
     }
@@ -130,15 +164,17 @@ impl RequestContext {
     /// Sends a notification on behalf of this request (it travels on the request's stream).
     pub async fn notify<N: NotificationType>(&self, params: &N::Params) -> Result<(), PeerError> {
         let raw = super::encode_params(N::METHOD, params)?;
-        self.peer
-            .notify_raw(N::METHOD, Some(raw), Some(self.id.clone()))
+        self.inner
+            .peer
+            .notify_raw(N::METHOD, Some(raw), Some(self.inner.id.clone()))
             .await
     }
 
     /// Sends a raw notification on behalf of this request.
     pub async fn notify_raw(&self, method: &str, params: Option<RawJson>) -> Result<(), PeerError> {
-        self.peer
-            .notify_raw(method, params, Some(self.id.clone()))
+        self.inner
+            .peer
+            .notify_raw(method, params, Some(self.inner.id.clone()))
             .await
     }
 
@@ -157,11 +193,11 @@ impl RequestContext {
         params: &R::Params,
         mut options: RequestOptions,
     ) -> Result<R::Result, PeerError> {
-        options.related = Some(self.id.clone());
+        options.related = Some(self.inner.id.clone());
         if options.cancel.is_none() {
-            options.cancel = Some(self.cancellation.child_token());
+            options.cancel = Some(self.cancellation().child_token());
         }
-        self.peer.request_with::<R>(params, options).await
+        self.inner.peer.request_with::<R>(params, options).await
     }
 }
 

@@ -13,8 +13,11 @@ mod transport;
 use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -33,7 +36,7 @@ use crate::jsonrpc::{
     self, ErrorObject, ErrorResponse, Incoming, InvalidMessage, Message, Notification, RawJson,
     Request, RequestId, Response,
 };
-use crate::schema::{NotificationType, RequestType};
+use crate::schema::{CancelledParams, NotificationType, ProgressParams, RequestType};
 use crate::version::ProtocolVersion;
 use pending::{PendingTable, ProgressTracker};
 
@@ -376,15 +379,7 @@ async fn read_loop<S: MessageSource, H: Handler>(
                 }
             }
             Ok(Incoming::Single(message)) => {
-                dispatch(
-                    message,
-                    &handler,
-                    &peer,
-                    &tracker,
-                    &permits,
-                    &handlers_cancel,
-                )
-                .await;
+                dispatch(message, &handler, &peer, &tracker, &permits).await;
             }
             Ok(Incoming::Batch(items)) => {
                 if handler.accepts_batches(&peer) {
@@ -426,6 +421,9 @@ async fn read_loop<S: MessageSource, H: Handler>(
     {
         tracing::warn!(peer = %shared.options.name, "cancelling {} handlers still running after the grace period", tracker.len());
         handlers_cancel.cancel();
+        for (_, token) in lock(&shared.in_flight).values() {
+            token.cancel();
+        }
         let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
     }
     writer_stop.cancel();
@@ -439,7 +437,6 @@ async fn dispatch<H: Handler>(
     peer: &PeerHandle,
     tracker: &TaskTracker,
     permits: &Arc<Semaphore>,
-    handlers_cancel: &CancellationToken,
 ) {
     let shared = &peer.shared;
     match message {
@@ -448,17 +445,7 @@ async fn dispatch<H: Handler>(
                 return;
             };
             let id = request.id.clone();
-            let generation = shared.generation.fetch_add(1, Ordering::Relaxed);
-            let token = handlers_cancel.child_token();
-            let duplicate = {
-                let mut in_flight = lock(&shared.in_flight);
-                let duplicate = in_flight.contains_key(&id);
-                if !duplicate {
-                    in_flight.insert(id.clone(), (generation, token.clone()));
-                }
-                duplicate
-            };
-            if duplicate {
+            if lock(&shared.in_flight).contains_key(&id) {
                 let error = ErrorObject::invalid_request(format!(
                     "request id {id} is already in use by a request in flight"
                 ));
@@ -469,20 +456,37 @@ async fn dispatch<H: Handler>(
                 .await;
                 return;
             }
-            let ctx = RequestContext::new(&request, token.clone(), peer.clone());
-            let (peer, handler) = (peer.clone(), handler.clone());
+            let ctx = RequestContext::new(&request, peer.clone());
+            let own_ctx = ctx.clone();
+            let handler = handler.clone();
+            let mut work: HandlerFuture =
+                Box::pin(async move { handler.handle_request(request, ctx).await });
+            // Most requests are answered without waiting on anything: poll once here and answer
+            // at once; only a request that has to wait gets a task (and a cancellation token).
+            let first = std::future::poll_fn(|cx| Poll::Ready(poll_handler(&mut work, cx))).await;
+            if let Poll::Ready(result) = first {
+                drop(permit);
+                peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
+                    .await;
+                return;
+            }
+            let token = own_ctx.cancellation().clone();
+            drop(own_ctx);
+            let generation = shared.generation.fetch_add(1, Ordering::Relaxed);
+            lock(&shared.in_flight).insert(id.clone(), (generation, token.clone()));
+            let peer = peer.clone();
             tracker.spawn(async move {
                 let result = tokio::select! {
                     biased;
                     _ = token.cancelled() => None,
-                    result = handler.handle_request(request, ctx) => Some(result),
+                    result = std::future::poll_fn(|cx| poll_handler(&mut work, cx)) => Some(result),
                 };
                 peer.finish_request(&id, generation);
+                drop(permit);
                 if let Some(result) = result {
                     peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
                         .await;
                 }
-                drop(permit);
             });
         }
         Message::Notification(notification) => {
@@ -501,6 +505,37 @@ async fn dispatch<H: Handler>(
         Message::Error(ErrorResponse { id: None, error }) => {
             tracing::warn!(peer = %shared.options.name, "the other side reported an error without an id: {error}");
         }
+    }
+}
+
+/// A handler's answer on its way.
+type HandlerFuture = Pin<Box<dyn Future<Output = Result<RawJson, ErrorObject>> + Send>>;
+
+/// Polls a handler; a panic becomes an internal error answer instead of taking the peer down.
+fn poll_handler(
+    work: &mut HandlerFuture,
+    cx: &mut std::task::Context<'_>,
+) -> Poll<Result<RawJson, ErrorObject>> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+        Ok(poll) => poll,
+        Err(panic) => {
+            let message = panic_message(panic.as_ref());
+            tracing::error!("a request handler panicked: {message}");
+            Poll::Ready(Err(ErrorObject::internal(format!(
+                "the handler panicked: {message}"
+            ))))
+        }
+    }
+}
+
+/// The text of a panic payload.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
     }
 }
 
@@ -527,7 +562,8 @@ async fn serve_batch<H: Handler>(
             Err(invalid) => answers.push((index, invalid.to_error_response())),
             Ok(Message::Request(request)) => {
                 let id = request.id.clone();
-                let ctx = RequestContext::new(&request, cancel.child_token(), peer.clone());
+                let ctx =
+                    RequestContext::with_cancellation(&request, cancel.child_token(), peer.clone());
                 let handler = handler.clone();
                 requests.spawn(async move {
                     (
@@ -568,22 +604,6 @@ async fn serve_batch<H: Handler>(
         related: None,
     })
     .await;
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CancelledParams {
-    request_id: RequestId,
-    #[serde(default)]
-    reason: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ProgressParams {
-    progress_token: RequestId,
-    #[serde(flatten)]
-    progress: Progress,
 }
 
 /// Removes the pending entry when a request future is dropped before its answer, and tells the
@@ -843,18 +863,23 @@ impl PeerHandle {
 
     fn on_cancelled(&self, notification: &Notification) {
         match notification.params_as::<CancelledParams>() {
-            Ok(params) => {
-                let entry = lock(&self.shared.in_flight).remove(&params.request_id);
+            Ok(CancelledParams {
+                request_id: Some(id),
+                reason,
+                ..
+            }) => {
+                let entry = lock(&self.shared.in_flight).remove(&id);
                 if let Some((_, token)) = entry {
                     tracing::debug!(
                         peer = %self.shared.options.name,
-                        "request {} cancelled by the other side: {}",
-                        params.request_id,
-                        params.reason.as_deref().unwrap_or("no reason given")
+                        "request {id} cancelled by the other side: {}",
+                        reason.as_deref().unwrap_or("no reason given")
                     );
                     token.cancel();
                 }
             }
+            // 2025-11-25 lets a cancellation name no request (task cancellation); nothing to do.
+            Ok(_) => {}
             Err(e) => {
                 tracing::warn!(peer = %self.shared.options.name, "ignored a malformed cancellation: {e}")
             }
@@ -867,7 +892,11 @@ impl PeerHandle {
         };
         if let RequestId::Number(id) = params.progress_token {
             if let Some(tracker) = self.shared.pending.progress(id) {
-                tracker.record(params.progress);
+                tracker.record(Progress {
+                    progress: params.progress,
+                    total: params.total,
+                    message: params.message,
+                });
             }
         }
     }
