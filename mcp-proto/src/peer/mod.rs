@@ -16,7 +16,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -28,7 +28,7 @@ use tokio_util::task::TaskTracker;
 
 pub use context::RequestContext;
 pub use transport::{
-    byte_stream, memory_pair, MemorySink, MemorySource, MemoryTransport, MessageSink,
+    byte_stream, memory_pair, DirectSink, MemorySink, MemorySource, MemoryTransport, MessageSink,
     MessageSource, Outbound, Outgoing, Received, StreamSink, StreamSource, Transport,
 };
 
@@ -225,6 +225,12 @@ struct Shared {
     next_id: AtomicI64,
     pending: PendingTable,
     outgoing: mpsc::Sender<Outgoing>,
+    /// The sink itself, when it takes messages at once (see [`MessageSink::direct`]). Weak:
+    /// the sink may own what owns this peer (an HTTP session keeps its peer), and only the
+    /// writer task keeps the sink alive.
+    direct: Option<Weak<dyn DirectSink>>,
+    /// Set when the writer has stopped: nothing more goes out.
+    writer_done: AtomicBool,
     /// Incoming requests being handled: id -> (generation, cancellation).
     in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
     generation: AtomicU64,
@@ -262,12 +268,15 @@ impl Peer {
         options: PeerOptions,
     ) -> PeerHandle {
         let (source, sink) = transport.split();
+        let direct = sink.direct().map(|d| Arc::downgrade(&d));
         let (tx, rx) = mpsc::channel(options.outgoing_queue.max(1));
         let shared = Arc::new(Shared {
             options,
             next_id: AtomicI64::new(1),
             pending: PendingTable::default(),
             outgoing: tx,
+            direct,
+            writer_done: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
             generation: AtomicU64::new(0),
             state: ConnectionState::default(),
@@ -345,6 +354,7 @@ async fn write_loop<S: MessageSink>(
             break;
         }
     }
+    peer.shared.writer_done.store(true, Ordering::Release);
     if !failed {
         let _ = sink.close().await;
     }
@@ -618,7 +628,7 @@ impl Drop for PendingGuard<'_> {
     fn drop(&mut self) {
         if self.armed && self.peer.shared.pending.remove(self.id) {
             let cancel = cancelled_notification(self.id, "the caller stopped waiting");
-            let _ = self.peer.shared.outgoing.try_send(Outgoing::new(cancel));
+            self.peer.try_send(Outgoing::new(cancel));
         }
     }
 }
@@ -797,7 +807,31 @@ impl PeerHandle {
 
     /// Queues a message for the writer; false when the peer is closed.
     pub async fn send(&self, message: Outgoing) -> bool {
-        self.shared.outgoing.send(message).await.is_ok()
+        match &self.shared.direct {
+            Some(direct) => self.deliver_direct(direct, message),
+            None => self.shared.outgoing.send(message).await.is_ok(),
+        }
+    }
+
+    /// Sends without waiting; a message that does not fit the queue is dropped.
+    fn try_send(&self, message: Outgoing) -> bool {
+        match &self.shared.direct {
+            Some(direct) => self.deliver_direct(direct, message),
+            None => self.shared.outgoing.try_send(message).is_ok(),
+        }
+    }
+
+    fn deliver_direct(&self, direct: &Weak<dyn DirectSink>, message: Outgoing) -> bool {
+        if self.shared.writer_done.load(Ordering::Acquire) {
+            return false;
+        }
+        match direct.upgrade() {
+            Some(direct) => {
+                direct.deliver(message);
+                true
+            }
+            None => false,
+        }
     }
 
     /// The negotiated protocol version, once known.

@@ -71,6 +71,13 @@ pub trait MessageSource: Send + 'static {
     }
 }
 
+/// A sink that takes a message at once, from any task, without ever waiting (an HTTP session
+/// that routes each message to the stream of the request it belongs to, say).
+pub trait DirectSink: Send + Sync + 'static {
+    /// Takes one message.
+    fn deliver(&self, message: Outgoing);
+}
+
 /// The writing half of a transport.
 pub trait MessageSink: Send + 'static {
     /// Queues one message; it may stay buffered until [`flush`](Self::flush).
@@ -82,6 +89,11 @@ pub trait MessageSink: Send + 'static {
     /// Flushes and closes the sink; the other side sees end of input.
     fn close(&mut self) -> impl Future<Output = io::Result<()>> + Send {
         async { Ok(()) }
+    }
+    /// When this sink never waits: a handle the peer hands messages to directly, skipping its
+    /// writer queue and task (one task switch less per message).
+    fn direct(&self) -> Option<std::sync::Arc<dyn DirectSink>> {
+        None
     }
 }
 

@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
-use mcp_proto::peer::{MessageSink, MessageSource, Outbound, Outgoing, Received, Transport};
+use mcp_proto::peer::{
+    DirectSink, MessageSink, MessageSource, Outbound, Outgoing, Received, Transport,
+};
 use mcp_proto::sse;
 use mcp_proto::version::ProtocolVersion;
 
@@ -409,6 +411,12 @@ impl Session {
     }
 }
 
+impl DirectSink for Session {
+    fn deliver(&self, message: Outgoing) {
+        Session::deliver(self, message);
+    }
+}
+
 /// Keeps a session counted as attached (never idle-expired) while it lives.
 pub(crate) struct AttachGuard(Arc<Session>);
 
@@ -782,6 +790,10 @@ impl MessageSink for HttpSink {
     async fn send(&mut self, message: Outgoing) -> io::Result<()> {
         self.session.deliver(message);
         Ok(())
+    }
+
+    fn direct(&self) -> Option<Arc<dyn DirectSink>> {
+        Some(self.session.clone())
     }
 
     async fn close(&mut self) -> io::Result<()> {
