@@ -67,12 +67,15 @@ pub struct SlowTool {
     duration_arg: Option<(String, f64)>,
     /// The argument that sets the number of steps, if any.
     steps_arg: Option<String>,
+    /// Its other arguments: the `--call` sample, else a value for each other required
+    /// argument taken from the schema (`default`, `const`, `enum`, `examples`).
+    other_args: serde_json::Map<String, Value>,
 }
 
 impl SlowTool {
     /// Arguments asking for about `seconds` of work in `steps` steps.
     pub fn args(&self, seconds: f64, steps: u32) -> Value {
-        let mut args = serde_json::Map::new();
+        let mut args = self.other_args.clone();
         if let Some((name, per_second)) = &self.duration_arg {
             let amount = seconds * per_second;
             let value = if amount.fract() == 0.0 {
@@ -87,6 +90,30 @@ impl SlowTool {
         }
         Value::Object(args)
     }
+}
+
+/// Values for the required arguments of `tool` other than its duration and steps, taken from
+/// their schemas; `None` when one has no safe hint.
+fn other_required_args(
+    tool: &Value,
+    duration_arg: Option<&(String, f64)>,
+    steps_arg: Option<&str>,
+) -> Option<serde_json::Map<String, Value>> {
+    let props = tool
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object);
+    let required = tool
+        .pointer("/inputSchema/required")
+        .and_then(Value::as_array);
+    let mut args = serde_json::Map::new();
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        if duration_arg.is_some_and(|(d, _)| d == name) || steps_arg == Some(name) {
+            continue;
+        }
+        let schema = props.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+        args.insert(name.to_owned(), crate::cases::sample_value(schema)?);
+    }
+    Some(args)
 }
 
 /// The world of one case.
@@ -289,7 +316,8 @@ impl Ctx {
     }
 
     /// The slow-tool fixture: the configured one, or the first tool whose input schema has a
-    /// numeric `duration` (seconds) or `durationMs`/`duration_ms` (milliseconds) property.
+    /// numeric `duration` (seconds) or `durationMs`/`duration_ms` (milliseconds) property and
+    /// whose other required arguments are known (`--call`) or can be taken from its schema.
     pub async fn slow_tool(&mut self) -> Result<Option<SlowTool>, Error> {
         let wanted = self.config.slow_tool.clone();
         self.find_fixture(wanted).await
@@ -335,10 +363,21 @@ impl Ctx {
                 continue;
             }
             let steps_arg = numeric("steps").then(|| "steps".to_owned());
+            let other_args = match self.config.tool_args.get(name) {
+                Some(Value::Object(sample)) => Some(sample.clone()),
+                _ => other_required_args(&tool, duration_arg.as_ref(), steps_arg.as_deref()),
+            };
+            let other_args = match other_args {
+                Some(args) => args,
+                // Named explicitly: call it anyway, with what can be filled in.
+                None if wanted.is_some() => serde_json::Map::new(),
+                None => continue,
+            };
             return Ok(Some(SlowTool {
                 name: name.to_owned(),
                 duration_arg,
                 steps_arg,
+                other_args,
             }));
         }
         Ok(None)
@@ -379,5 +418,41 @@ impl Ctx {
     /// Closes everything the context holds.
     pub async fn finish(mut self) {
         self.reset_shared().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slow(tool: &Value) -> Option<SlowTool> {
+        let duration_arg = Some(("durationMs".to_owned(), 1000.0));
+        let other_args = other_required_args(tool, duration_arg.as_ref(), None)?;
+        Some(SlowTool {
+            name: "watch".into(),
+            duration_arg,
+            steps_arg: None,
+            other_args,
+        })
+    }
+
+    #[test]
+    fn other_required_arguments_come_from_the_schema() {
+        let tool = json!({"name": "watch", "inputSchema": {"type": "object",
+            "properties": {
+                "city": {"type": "string", "examples": ["Shenzhen"]},
+                "durationMs": {"type": "integer"},
+                "intervalMs": {"type": "integer", "minimum": 10}
+            },
+            "required": ["city", "durationMs"]}});
+        let fixture = slow(&tool).map(|t| t.args(1.5, 4));
+        assert_eq!(
+            fixture,
+            Some(json!({"city": "Shenzhen", "durationMs": 1500}))
+        );
+        // A required string without a hint cannot be filled in safely.
+        let mut blind = tool.clone();
+        blind["inputSchema"]["properties"]["city"] = json!({"type": "string"});
+        assert!(slow(&blind).is_none());
     }
 }

@@ -37,8 +37,11 @@
 //!
 //! - **slow tool** (cancellation, repeated ids, concurrency): a tool whose `inputSchema` has a
 //!   numeric `duration` property (seconds) or `durationMs`/`duration_ms` (milliseconds), and
-//!   optionally a numeric `steps`. `@modelcontextprotocol/server-everything`'s
-//!   `trigger-long-running-operation` fits. Choose one with `--slow-tool NAME`.
+//!   optionally a numeric `steps`. Its other required arguments come from `--call NAME=JSON` or
+//!   from their schemas (`default`, `const`, `enum`, `examples`); a tool whose required arguments
+//!   cannot be filled in is not picked on its own. `@modelcontextprotocol/server-everything`'s
+//!   `trigger-long-running-operation` and weather-server's `watch_weather` (its `city` has an
+//!   example) fit. Choose one with `--slow-tool NAME`.
 //! - **progress tool**: the slow tool, called with a `progressToken`; it should send
 //!   `notifications/progress`. Choose another with `--progress-tool NAME`.
 //! - **sample calls** (call results, `structuredContent`): tools annotated

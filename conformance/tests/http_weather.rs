@@ -1,7 +1,7 @@
 //! The runner against this workspace's weather-server over stdio, Streamable HTTP
-//! (`http://127.0.0.1:PORT/mcp`) and legacy SSE (`http://127.0.0.1:PORT/sse`): no MUST case
-//! fails, and the only skips are the slow-tool fixture cases (weather-server has no slow tool)
-//! and `completion.undeclared` (it declares completions).
+//! (`http://127.0.0.1:PORT/mcp`) and legacy SSE (`http://127.0.0.1:PORT/sse`): no case fails,
+//! the slow-tool cases pass on its `watch_weather` fixture, and the only skip is
+//! `completion.undeclared`, which does not apply to a server that declares completions.
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -11,14 +11,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// Skips that are expected on weather-server: the fixture it does not have.
-const EXPECTED_SKIPS: &[&str] = &[
+/// The one skip expected on weather-server: the case for servers without completions.
+const EXPECTED_SKIPS: &[&str] = &["completion.undeclared"];
+
+/// The cases that need the slow-tool fixture (`watch_weather`): they must run and pass.
+const FIXTURE_CASES: &[&str] = &[
     "cancellation.no-response",
     "progress.token-echo",
     "progress.integer-token",
     "progress.stops-after-response",
     "concurrency.slow-call-no-block",
-    "completion.undeclared",
 ];
 
 fn profile_dir() -> PathBuf {
@@ -151,12 +153,20 @@ fn check(kind: &str, code: Option<i32>, report: &Value) -> Vec<String> {
     ids
 }
 
+/// Checks that a full run included every fixture case (which `check` saw pass).
+fn check_fixture_cases(kind: &str, ids: &[String]) {
+    for id in FIXTURE_CASES {
+        assert!(ids.iter().any(|i| i == id), "{kind}: {id} did not run");
+    }
+}
+
 #[test]
 fn weather_server_over_stdio_http_and_sse() {
     let server_path = weather_server();
     let stdio = server_path.to_string_lossy().into_owned();
     let (code, report) = run(&["stdio", "--", &stdio]);
     let stdio_ids = check("stdio", code, &report);
+    check_fixture_cases("stdio", &stdio_ids);
     assert!(!stdio_ids
         .iter()
         .any(|id| id.starts_with("http.") || id.starts_with("sse.")));
@@ -165,6 +175,7 @@ fn weather_server_over_stdio_http_and_sse() {
     let url = format!("http://127.0.0.1:{}/mcp", server.port);
     let (code, report) = run(&["http", &url]);
     let http_ids = check("http", code, &report);
+    check_fixture_cases("http", &http_ids);
     for id in [
         "http.session-id",
         "http.unknown-session",
@@ -184,6 +195,7 @@ fn weather_server_over_stdio_http_and_sse() {
     let url = format!("http://127.0.0.1:{}/sse", server.port);
     let (code, report) = run(&["sse", &url]);
     let sse_ids = check("sse", code, &report);
+    check_fixture_cases("sse", &sse_ids);
     for id in [
         "sse.endpoint-event",
         "sse.post-flow",

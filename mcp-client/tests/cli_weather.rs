@@ -53,7 +53,7 @@ fn servers_tools_and_call() {
         "stdio",
         "connected",
         "2025-11-25",
-        "tools 3",
+        "tools 4",
         "resources 2",
         "prompts 1",
     ] {
@@ -64,10 +64,11 @@ fn servers_tools_and_call() {
     assert_eq!(tools.code, 0, "{tools:?}");
     let first = tools.stdout.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with("weather__get_weather   get_weather   weather  Current weather"),
+        // Columns are as wide as the longest name (weather__watch_weather, watch_weather) plus two.
+        first.starts_with("weather__get_weather    get_weather    weather  Current weather"),
         "{first:?}"
     );
-    assert_eq!(tools.stdout.lines().count(), 3);
+    assert_eq!(tools.stdout.lines().count(), 4);
 
     let json_tools = run(
         mcp_in(&home, &["--config", &config, "tools", "weather", "--json"]),

@@ -8,6 +8,7 @@ mod clock;
 mod open_meteo;
 mod provider;
 mod synthetic;
+mod watch;
 mod weather;
 
 use std::net::SocketAddr;

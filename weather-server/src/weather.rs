@@ -14,6 +14,7 @@ use mcp_server::{
 use crate::cities::{self, City, CITIES};
 use crate::provider::Provider;
 use crate::synthetic::{Condition, DailyForecast, Observation};
+use crate::watch::{self, Summary};
 
 /// The URI of the list of cities.
 pub const CITIES_URI: &str = "weather://cities";
@@ -21,7 +22,8 @@ pub const CITIES_URI: &str = "weather://cities";
 pub const CURRENT_TEMPLATE: &str = "weather://current/{city}";
 
 const INSTRUCTIONS: &str = "Weather for about 120 world cities. Use get_weather for current conditions \
-(temperature in °C, sky, humidity, wind), get_forecast for up to 7 days, and list_cities to find \
+(temperature in °C, sky, humidity, wind), get_forecast for up to 7 days, watch_weather to follow a \
+city's conditions for a while (up to 10 minutes, with progress), and list_cities to find \
 supported cities (names in English; Chinese names such as 深圳 also work). An unknown city returns \
 an error naming the closest known cities. Resources: weather://cities and weather://current/{city}.";
 
@@ -39,6 +41,36 @@ struct ForecastArgs {
 
 fn default_days() -> i64 {
     3
+}
+
+#[derive(Deserialize)]
+struct WatchArgs {
+    city: String,
+    /// A number, not an integer type, so that any out-of-range value gets the tool's own error.
+    #[serde(default = "default_duration_ms", rename = "durationMs")]
+    duration_ms: f64,
+    #[serde(default = "default_interval_ms", rename = "intervalMs")]
+    interval_ms: f64,
+}
+
+fn default_duration_ms() -> f64 {
+    5000.0
+}
+
+fn default_interval_ms() -> f64 {
+    1000.0
+}
+
+/// `value` as whole milliseconds when it lies in `range`, else the tool error to return.
+fn millis(name: &str, value: f64, range: &std::ops::RangeInclusive<u64>) -> Result<u64, String> {
+    let (lo, hi) = (*range.start(), *range.end());
+    if value.is_finite() && value >= lo as f64 && value <= hi as f64 {
+        Ok(value.round() as u64)
+    } else {
+        Err(format!(
+            "{name} must be between {lo} and {hi} (milliseconds), got {value}"
+        ))
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -149,6 +181,30 @@ fn forecast_schema() -> Value {
             }
         },
         "required": ["city", "country", "days"]
+    })
+}
+
+fn watch_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "country": {"type": "string"},
+            "duration_ms": {"type": "integer", "minimum": 0},
+            "interval_ms": {"type": "integer", "minimum": 10},
+            "samples": {"type": "integer", "minimum": 1, "description": "Observations taken"},
+            "missed": {"type": "integer", "minimum": 0, "description": "Samples the provider could not answer"},
+            "min_c": {"type": "number", "description": "Lowest temperature seen, °C"},
+            "max_c": {"type": "number", "description": "Highest temperature seen, °C"},
+            "conditions": {
+                "type": "array",
+                "items": {"type": "string", "enum": Condition::ALL},
+                "description": "Each condition seen, in the order first seen"
+            },
+            "first_observed_at": {"type": "string", "format": "date-time"},
+            "last_observed_at": {"type": "string", "format": "date-time"}
+        },
+        "required": ["city", "country", "duration_ms", "interval_ms", "samples", "missed", "min_c", "max_c", "conditions", "first_observed_at", "last_observed_at"]
     })
 }
 
@@ -331,6 +387,91 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> T
     structured(text, value)
 }
 
+/// Samples `city` every `interval_ms` for `duration_ms`, reporting each sample as progress
+/// (progress = milliseconds into the watch, total = the duration). Cancellation drops it.
+async fn watch_city(
+    provider: &Provider,
+    city: &City,
+    duration_ms: u64,
+    interval_ms: u64,
+    ctx: &Context,
+) -> Summary {
+    let started = tokio::time::Instant::now();
+    let mut summary = Summary::default();
+    let mut offset = 0;
+    loop {
+        tokio::time::sleep_until(started + std::time::Duration::from_millis(offset)).await;
+        let message = match provider.current(city).await {
+            Ok(o) => {
+                summary.add(&o);
+                format!(
+                    "{}: {}, {} °C",
+                    city.name,
+                    o.condition.as_str(),
+                    o.temperature_c
+                )
+            }
+            Err(e) => {
+                let message = format!("{}: unavailable ({e})", city.name);
+                summary.miss(e.to_string());
+                message
+            }
+        };
+        if ctx.progress_token().is_some() {
+            ctx.progress(offset as f64, Some(duration_ms as f64), Some(message))
+                .await;
+            tokio::time::sleep(PROGRESS_GAP).await;
+        }
+        let elapsed = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        match watch::next_offset(offset, elapsed, interval_ms, duration_ms) {
+            Some(next) => offset = next,
+            None => return summary,
+        }
+    }
+}
+
+async fn watch_weather(provider: Provider, args: WatchArgs, ctx: Context) -> ToolOutput {
+    let Some(city) = cities::find(&args.city) else {
+        ctx.log(
+            LoggingLevel::Warning,
+            json!({"tool": "watch_weather", "unknown_city": args.city}),
+        )
+        .await;
+        return ToolOutput::error(unknown_city(&args.city));
+    };
+    let duration_ms = match millis("durationMs", args.duration_ms, &watch::DURATION_MS) {
+        Ok(ms) => ms,
+        Err(e) => return ToolOutput::error(e),
+    };
+    let interval_ms = match millis("intervalMs", args.interval_ms, &watch::INTERVAL_MS) {
+        Ok(ms) => ms,
+        Err(e) => return ToolOutput::error(e),
+    };
+    ctx.log(
+        LoggingLevel::Info,
+        json!({"tool": "watch_weather", "city": city.name, "duration_ms": duration_ms, "interval_ms": interval_ms}),
+    )
+    .await;
+    let summary = tokio::select! {
+        biased;
+        // The client gets no answer to a cancelled request; this only ends the work.
+        _ = ctx.cancelled() => return ToolOutput::error("cancelled"),
+        summary = watch_city(&provider, city, duration_ms, interval_ms, &ctx) => summary,
+    };
+    if summary.samples == 0 {
+        return ToolOutput::error(format!(
+            "The weather for {} was unavailable for the whole watch ({} samples failed): {}",
+            city.name,
+            summary.missed,
+            summary.last_error.as_deref().unwrap_or("no answer")
+        ));
+    }
+    ToolOutput::structured(
+        summary.text(city.name, duration_ms),
+        &summary.report(city.name, city.country, duration_ms, interval_ms),
+    )
+}
+
 async fn list_cities(args: ListArgs, ctx: Context) -> ToolOutput {
     let query = args.query.as_deref().map(cities::fold).unwrap_or_default();
     let found: Vec<&City> = CITIES
@@ -382,7 +523,11 @@ pub fn current_uri(city: &City) -> String {
 
 /// The weather server, answering from `provider`.
 pub fn build(provider: Provider) -> Server {
-    let (p1, p2, p3, p4) = (
+    // An example city lets generic clients (the conformance runner's slow-tool fixture) call it.
+    let mut watch_city_schema = city_schema("City name, e.g. \"Shenzhen\" or \"深圳\"");
+    watch_city_schema["examples"] = json!(["Shenzhen"]);
+    let (p1, p2, p3, p4, p5) = (
+        provider.clone(),
         provider.clone(),
         provider.clone(),
         provider.clone(),
@@ -422,6 +567,27 @@ pub fn build(provider: Provider) -> Server {
                 .output_schema(forecast_schema())
                 .annotations(annotations(&provider)),
             move |args: ForecastArgs, ctx: Context| get_forecast(p2.clone(), args, ctx),
+        )
+        .tool(
+            Tool::new("watch_weather", "Watch a city's current conditions for a while (up to 10 minutes) and report how they changed: \
+temperature range, the skies seen, how many samples. Sends one progress notification per sample when the call carries a progress token; \
+cancel it to stop early.")
+                .title("Watch the weather")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "city": watch_city_schema,
+                        "durationMs": {"type": "integer", "minimum": 0, "maximum": 600_000, "default": 5000,
+                            "description": "How long to watch, in milliseconds (0 to 600000)"},
+                        "intervalMs": {"type": "integer", "minimum": 10, "maximum": 600_000, "default": 1000,
+                            "description": "Time between samples, in milliseconds (10 to 600000)"}
+                    },
+                    "required": ["city"],
+                    "additionalProperties": false
+                }))
+                .output_schema(watch_schema())
+                .annotations(annotations(&provider)),
+            move |args: WatchArgs, ctx: Context| watch_weather(p5.clone(), args, ctx),
         )
         .tool(
             Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")

@@ -277,6 +277,24 @@ async fn a_good_answer_becomes_weather_and_forecast() {
         stub.requests()
     );
 
+    // A watch asks the provider once per sample.
+    let before = stub.requests().len();
+    let schema = output_schema(&client, "watch_weather").await;
+    let watch = call(
+        &client,
+        "watch_weather",
+        json!({"city": "Shenzhen", "durationMs": 100, "intervalMs": 50}),
+    )
+    .await;
+    let s = assert_structured(&watch, &schema);
+    assert_eq!(s["samples"], json!(3), "{s}");
+    assert_eq!(
+        (&s["min_c"], &s["max_c"]),
+        (&json!(31.3), &json!(31.3)),
+        "{s}"
+    );
+    assert_eq!(stub.requests().len(), before + 3, "{:?}", stub.requests());
+
     // The template reads through the provider too.
     let current = suite::read(&client, "weather://current/shenzhen").await;
     let data: Value = serde_json::from_str(current["text"].as_str().expect("text")).expect("json");
@@ -317,6 +335,19 @@ async fn an_http_error_status_is_reported() {
     let out = call(&client, "get_weather", json!({"city": "Lima"})).await;
     assert_eq!(out["isError"], json!(true), "{out}");
     assert!(first_text(&out).contains("HTTP 500"), "{out}");
+    // A watch whose every sample fails is a tool error saying why.
+    let out = call(
+        &client,
+        "watch_weather",
+        json!({"city": "Lima", "durationMs": 60, "intervalMs": 30}),
+    )
+    .await;
+    assert_eq!(out["isError"], json!(true), "{out}");
+    let text = first_text(&out);
+    assert!(
+        text.contains("whole watch (3 samples failed)") && text.contains("HTTP 500"),
+        "{text}"
+    );
     bounded(10, "close", client.close()).await;
 }
 

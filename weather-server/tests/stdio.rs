@@ -227,3 +227,132 @@ async fn a_forecast_can_be_cancelled_between_days() {
     assert_ne!(after["isError"], json!(true), "{after}");
     bounded(10, "close", client.close()).await;
 }
+
+/// The server's stdout, one JSON message per line, with a bound on every wait.
+struct Wire {
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    _child: tokio::process::Child,
+}
+
+impl Wire {
+    async fn start() -> Wire {
+        let mut child = tokio::process::Command::new(BIN)
+            .args(common::frozen_args(&[]))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the weather server starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        use tokio::io::AsyncBufReadExt;
+        Wire {
+            stdin,
+            lines: tokio::io::BufReader::new(stdout).lines(),
+            _child: child,
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        use tokio::io::AsyncWriteExt;
+        let line = format!("{message}\n");
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .expect("write to the server");
+    }
+
+    /// The next message within `ms`, or `None` when nothing came.
+    async fn next(&mut self, ms: u64) -> Option<Value> {
+        let wait = std::time::Duration::from_millis(ms);
+        match tokio::time::timeout(wait, self.lines.next_line()).await {
+            Ok(Ok(Some(line))) => Some(serde_json::from_str(&line).expect("a JSON line")),
+            Ok(other) => panic!("stdout ended: {other:?}"),
+            Err(_) => None,
+        }
+    }
+
+    /// Every message within the next `ms`.
+    async fn collect(&mut self, ms: u64) -> Vec<Value> {
+        let end = tokio::time::Instant::now() + std::time::Duration::from_millis(ms);
+        let mut out = Vec::new();
+        loop {
+            let left = end.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return out;
+            }
+            match self.next(left.as_millis() as u64).await {
+                Some(message) => out.push(message),
+                None => return out,
+            }
+        }
+    }
+
+    /// Messages until the reply to `id` (within 10 s), which is returned last.
+    async fn until_reply(&mut self, id: i64) -> Vec<Value> {
+        let mut out = Vec::new();
+        loop {
+            let message = self.next(10_000).await.expect("a reply within 10 s");
+            let done = message["id"] == json!(id);
+            out.push(message);
+            if done {
+                return out;
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_watch_gets_no_reply_and_its_progress_stops() {
+    let mut wire = Wire::start().await;
+    wire.send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "wire", "version": "0"}}}),
+    )
+    .await;
+    wire.until_reply(1).await;
+    wire.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    wire.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "watch_weather",
+        "arguments": {"city": "Shenzhen", "durationMs": 60_000, "intervalMs": 50},
+        "_meta": {"progressToken": "watch-1"}}}),
+    )
+    .await;
+    // Wait for the watch to report twice, so it is surely under way.
+    let mut progress = 0;
+    while progress < 2 {
+        let message = wire.next(10_000).await.expect("progress within 10 s");
+        assert_ne!(message["id"], json!(2), "answered early: {message}");
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], "watch-1", "{message}");
+            progress += 1;
+        }
+    }
+    wire.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2, "reason": "test"}}),
+    )
+    .await;
+    // What was already on its way may still come; after that, nothing for the watch.
+    let draining = wire.collect(300).await;
+    let later = wire.collect(1000).await;
+    for message in draining.iter().chain(&later) {
+        assert_ne!(message["id"], json!(2), "a reply after cancel: {message}");
+    }
+    assert!(
+        later
+            .iter()
+            .all(|m| m["method"] != "notifications/progress"),
+        "progress after cancel: {later:?}"
+    );
+    // The session goes on.
+    wire.send(json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}))
+        .await;
+    let reply = wire.until_reply(3).await;
+    assert_eq!(reply.last().map(|r| &r["result"]), Some(&json!({})));
+}

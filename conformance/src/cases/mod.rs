@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::case::{Case, Outcome};
 use crate::driver::{Reply, Session};
@@ -102,6 +102,37 @@ pub fn first_failure(outcome: Outcome, alive: Option<Outcome>) -> Outcome {
 /// The `type` of a JSON Schema, when it is a single string.
 pub fn schema_type(schema: &Value) -> Option<&str> {
     schema.get("type").and_then(Value::as_str)
+}
+
+/// A value for a property, taken from its schema; `None` when the schema gives no safe hint.
+pub fn sample_value(schema: &Value) -> Option<Value> {
+    if let Some(v) = schema.get("default") {
+        return Some(v.clone());
+    }
+    if let Some(v) = schema.get("const") {
+        return Some(v.clone());
+    }
+    if let Some(v) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        return Some(v.clone());
+    }
+    if let Some(v) = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+    {
+        return Some(v.clone());
+    }
+    match schema_type(schema)? {
+        "boolean" => Some(json!(false)),
+        "number" | "integer" => Some(schema.get("minimum").cloned().unwrap_or(json!(1))),
+        "array" => Some(json!([])),
+        "object" => Some(json!({})),
+        _ => None,
+    }
 }
 
 /// A problem with one content block, if any (`type` and its required fields per version).

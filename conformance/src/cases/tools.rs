@@ -12,7 +12,7 @@ use mcp_proto::jsonrpc::error_codes::INVALID_PARAMS;
 use mcp_proto::ProtocolVersion;
 use serde_json::{json, Map, Value};
 
-use super::{content_problem, expect_code, schema_type};
+use super::{content_problem, expect_code, sample_value, schema_type};
 use crate::case;
 use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::{Ctx, SampleCall};
@@ -352,37 +352,6 @@ async fn bad_arguments_legacy(cx: &mut Ctx) -> CaseResult {
         .await;
     session.close().await;
     Ok(judge_bad_arguments(name_of(&tool), version, &reply?))
-}
-
-/// A value for a property, taken from its schema; `None` when the schema gives no safe hint.
-fn sample_value(schema: &Value) -> Option<Value> {
-    if let Some(v) = schema.get("default") {
-        return Some(v.clone());
-    }
-    if let Some(v) = schema.get("const") {
-        return Some(v.clone());
-    }
-    if let Some(v) = schema
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-    {
-        return Some(v.clone());
-    }
-    if let Some(v) = schema
-        .get("examples")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-    {
-        return Some(v.clone());
-    }
-    match schema_type(schema)? {
-        "boolean" => Some(json!(false)),
-        "number" | "integer" => Some(schema.get("minimum").cloned().unwrap_or(json!(1))),
-        "array" => Some(json!([])),
-        "object" => Some(json!({})),
-        _ => None,
-    }
 }
 
 /// Valid sample arguments for a tool, or `None` when none can be made safely.

@@ -15,7 +15,7 @@ use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::Ctx;
 use crate::driver::Reply;
 
-const NO_SLOW_TOOL: &str = "no slow-tool fixture: no tool has a numeric `duration`/`durationMs` argument (name one with --slow-tool)";
+const NO_SLOW_TOOL: &str = "no slow-tool fixture: no tool has a numeric `duration`/`durationMs` argument and other required arguments the runner can fill in (name one with --slow-tool, give arguments with --call)";
 
 /// The utility cases.
 pub fn cases() -> Vec<Case> {

@@ -60,11 +60,19 @@ pub fn check_handshake(client: &Client) {
     assert!(instructions.contains("get_weather"), "{instructions}");
 }
 
-/// `tools/list`: three tools with schemas and read-only, idempotent, closed-world hints.
+/// `tools/list`: four tools with schemas and read-only, idempotent, closed-world hints.
 pub async fn check_tool_list(client: &Client, networked: bool) {
     let tools = tools(client).await;
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
-    assert_eq!(names, ["get_weather", "get_forecast", "list_cities"]);
+    assert_eq!(
+        names,
+        [
+            "get_weather",
+            "get_forecast",
+            "watch_weather",
+            "list_cities"
+        ]
+    );
     for tool in &tools {
         let a = &tool["annotations"];
         assert_eq!(a["readOnlyHint"], json!(true), "{tool}");
@@ -203,6 +211,131 @@ pub async fn check_get_forecast(client: &Client) {
         first_text(&unknown).contains("Closest known cities"),
         "{unknown}"
     );
+}
+
+/// `watch_weather`: one progress notification per sample (milliseconds into the watch, of the
+/// duration), a schema-valid summary, aliases, and the range checks.
+pub async fn check_watch_weather(client: &Client) {
+    let schema = output_schema(client, "watch_weather").await;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options = CallOptions::timeout(Duration::from_secs(20)).on_progress(move |p| {
+        sink.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((p.progress, p.total, p.message))
+    });
+    let args = json!({"city": "深圳", "durationMs": 300, "intervalMs": 100});
+    let result = bounded(
+        20,
+        "watch_weather",
+        client.call_tool_with("watch_weather", args, options),
+    )
+    .await
+    .expect("watch_weather");
+    let result = json_of(&result);
+    let s = assert_structured(&result, &schema);
+    assert_eq!(s["city"], "Shenzhen", "{s}");
+    assert_eq!(s["samples"], json!(4), "{s}");
+    assert_eq!(s["missed"], json!(0), "{s}");
+    // The clock is frozen: nothing changes while we watch.
+    assert_eq!(
+        (&s["min_c"], &s["max_c"]),
+        (&json!(34.3), &json!(34.3)),
+        "{s}"
+    );
+    assert_eq!(s["conditions"], json!(["thunderstorms"]), "{s}");
+    assert_eq!(s["first_observed_at"], "2026-08-02T07:00:00Z", "{s}");
+    let text = first_text(&result);
+    assert_eq!(
+        text, "Shenzhen, 4 samples over 300 ms: thunderstorms throughout, steady at 34.3 °C.",
+        "{result}"
+    );
+
+    // Progress arrives before the result, so it is all here now.
+    let seen = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let steps: Vec<f64> = seen.iter().map(|(p, _, _)| *p).collect();
+    assert_eq!(steps, [0.0, 100.0, 200.0, 300.0], "{seen:?}");
+    assert!(
+        seen.iter().all(|(_, total, _)| *total == Some(300.0)),
+        "{seen:?}"
+    );
+    for (_, _, message) in &seen {
+        let message = message.clone().unwrap_or_default();
+        assert_eq!(message, SHENZHEN_PREFIX, "{seen:?}");
+    }
+
+    // Without a progress token: the same summary; a zero duration takes one sample.
+    let plain = call(
+        client,
+        "watch_weather",
+        json!({"city": "Shenzhen", "durationMs": 0}),
+    )
+    .await;
+    let plain = assert_structured(&plain, &schema);
+    assert_eq!(plain["samples"], json!(1), "{plain}");
+    assert_eq!(plain["interval_ms"], json!(1000), "{plain}");
+
+    for bad in [json!(-1), json!(600_001), json!(1e12), json!(-0.5)] {
+        let out = call(
+            client,
+            "watch_weather",
+            json!({"city": "Shenzhen", "durationMs": bad}),
+        )
+        .await;
+        assert_eq!(out["isError"], json!(true), "durationMs {bad}: {out}");
+        assert!(
+            first_text(&out).contains("durationMs must be between 0 and 600000"),
+            "durationMs {bad}: {out}"
+        );
+    }
+    let out = call(
+        client,
+        "watch_weather",
+        json!({"city": "Shenzhen", "intervalMs": 5}),
+    )
+    .await;
+    assert_eq!(out["isError"], json!(true), "{out}");
+    assert!(first_text(&out).contains("intervalMs"), "{out}");
+    let unknown = call(client, "watch_weather", json!({"city": "Atlantis"})).await;
+    assert_eq!(unknown["isError"], json!(true), "{unknown}");
+    assert!(
+        first_text(&unknown).contains("Closest known cities"),
+        "{unknown}"
+    );
+}
+
+/// Cancelling a watch ends the call at once, long before its duration, and the session goes
+/// on. (That the server sends nothing more is checked on the wire in `stdio.rs`.)
+pub async fn check_watch_cancel(client: &Client) {
+    let token = mcp_client::CancellationToken::new();
+    let cancel = token.clone();
+    let options = CallOptions::timeout(Duration::from_secs(20))
+        .on_progress(move |_| cancel.cancel())
+        .cancel_with(token);
+    let started = std::time::Instant::now();
+    let out = bounded(
+        20,
+        "cancelled watch",
+        client.call_tool_with(
+            "watch_weather",
+            json!({"city": "Lima", "durationMs": 60_000, "intervalMs": 50}),
+            options,
+        ),
+    )
+    .await;
+    assert!(matches!(out, Err(ClientError::Cancelled { .. })), "{out:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    let after = call(
+        client,
+        "watch_weather",
+        json!({"city": "Lima", "durationMs": 0}),
+    )
+    .await;
+    assert_ne!(after["isError"], json!(true), "{after}");
 }
 
 /// `list_cities`: everything, a filter by country and by alias, and an empty match.
@@ -623,6 +756,7 @@ pub async fn check_subscription(client: &Client) {
 pub async fn check_everything(client: &Client) {
     check_stateless(client).await;
     check_log_level(client).await;
+    check_watch_cancel(client).await;
 }
 
 /// Everything that needs no session state between requests.
@@ -631,6 +765,7 @@ pub async fn check_stateless(client: &Client) {
     check_tool_list(client, false).await;
     check_get_weather(client).await;
     check_get_forecast(client).await;
+    check_watch_weather(client).await;
     let count = check_list_cities(client).await;
     check_tool_errors(client).await;
     check_resources(client, count).await;
