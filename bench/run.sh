@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# The whole benchmark in one command: the neutral harness's peers (raw Rust, raw hyper, rmcp, the
+# TypeScript and Python SDKs) and ours, measured in the same session with interleaved rounds,
+# then the harness's summary and our targets (bench/targets.py). See BENCHMARKS.md.
+#
+#   bench/run.sh                    build what is missing, 3 rounds, medians
+#   QUICK=1 bench/run.sh            smoke run: tiny N, 1 round
+#   ROUNDS=5 bench/run.sh
+#   ONLY="raw-rust rmcp-stdio_pipes raw-hyper raw-hyper-stateless ours ours-stateless" bench/run.sh
+#   SKIP_BUILD=1 bench/run.sh       build nothing (everything must already be built)
+#
+# Labels for ONLY: the stdio and HTTP rows below; clients need "clients" or "client-LABEL"
+# (e.g. client-ours-client); the idle-session measurement runs with "ours" or "idle".
+# Where things go:
+#   MCP_BENCH_HARNESS  the read-only harness to copy (default: ../shared/bench beside the repo)
+#   MCP_BENCH_DIR      working folder (default: target/bench of the repo); the harness is copied
+#                      to $MCP_BENCH_DIR/harness once and reused; results go to
+#                      $MCP_BENCH_DIR/results/<stamp>/ (or OUT)
+#   MCP_BENCH_COPY     use this already-built writable copy of the harness instead
+# Nothing in `cargo test` runs this script.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+HARNESS_SRC=${MCP_BENCH_HARNESS:-$REPO/../shared/bench}
+WORK=${MCP_BENCH_DIR:-$REPO/target/bench}
+COPY=${MCP_BENCH_COPY:-$WORK/harness}
+ROUNDS=${ROUNDS:-3}
+STAMP=$(date +%Y%m%d-%H%M%S)
+OUT=${OUT:-$WORK/results/$STAMP}
+
+say() { echo "bench: $*" >&2; }
+fail() { say "$*"; exit 1; }
+
+# ---- sizes: the harness's (same names, same defaults, same QUICK values) ----------------------
+N_FAST=${N_FAST:-20000}; N_SLOW=${N_SLOW:-5000}
+PIPE_FAST=${PIPE_FAST:-100000}; PIPE_SLOW=${PIPE_SLOW:-10000}
+K=${K:-64}; SPAWNS=${SPAWNS:-20}; WARMUP=${WARMUP:-500}
+HTTP_FAST=${HTTP_FAST:-20000}; HTTP_MED=${HTTP_MED:-6000}; HTTP_SLOW=${HTTP_SLOW:-2000}
+HTTP_NAGLE=${HTTP_NAGLE:-200}; CLIENT_N=${CLIENT_N:-5000}; MAX_SECS=${MAX_SECS:-30}
+IDLE_SESSIONS=${IDLE_SESSIONS:-10000}
+if [[ "${QUICK:-0}" == 1 ]]; then
+  ROUNDS=1; N_FAST=2000; N_SLOW=500; PIPE_FAST=10000; PIPE_SLOW=1000; SPAWNS=3; WARMUP=50
+  HTTP_FAST=2000; HTTP_MED=600; HTTP_SLOW=200; HTTP_NAGLE=40; CLIENT_N=300; IDLE_SESSIONS=2000
+fi
+# Ours: the fixed clock makes get_weather("shenzhen") answer "thunderstorms", as the driver checks.
+CLOCK="--clock 2026-08-02T07:00:00Z"
+PORT_OURS=18120; PORT_OURS_STATELESS=18121; PORT_IDLE=18122
+
+# ---- the harness: a writable copy, built as run-all.sh builds it ------------------------------
+if [[ ! -d "$COPY" ]]; then
+  [[ -f "$HARNESS_SRC/run-all.sh" ]] || fail "no harness at $HARNESS_SRC (set MCP_BENCH_HARNESS)"
+  say "copying the harness $HARNESS_SRC -> $COPY"
+  mkdir -p "$(dirname "$COPY")"
+  rm -rf "$COPY.partial"; mkdir -p "$COPY.partial"
+  # Build products of the source are left behind; the copy builds its own.
+  tar -C "$HARNESS_SRC" --exclude=target --exclude=node_modules --exclude=venv --exclude=venv1 \
+      --exclude=results -cf - . | tar -C "$COPY.partial" -xf -
+  chmod -R u+w "$COPY.partial"
+  mv "$COPY.partial" "$COPY"
+fi
+MCPBENCH="$COPY/mcpbench/target/release/mcpbench"
+RAWRUST="$COPY/raw-rust/target/release/raw-rust-weather"
+RAWHYPER="$COPY/raw-hyper/target/release/raw-hyper-weather"
+RMCP="$COPY/rmcp-weather/target/release"
+PY2="$COPY/py/venv/bin/python"
+PY1="$COPY/py/venv1/bin/python"
+
+# Our binaries land in the workspace's target directory (CARGO_TARGET_DIR or build.target-dir).
+TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+WEATHER="$TARGET/release/weather-server"
+CLIENT="$TARGET/release/examples/bench_client"
+IDLE="$TARGET/release/examples/idle_sessions"
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  say "building the harness peers (idempotent)"
+  for crate in mcpbench raw-rust raw-hyper rmcp-weather; do
+    # Each harness crate is standalone and keeps its build in its own target/.
+    (cd "$COPY/$crate" && env -u CARGO_TARGET_DIR -u CARGO_BUILD_TARGET_DIR cargo build --release --quiet)
+  done
+  [[ -d "$COPY/ts/node_modules/@modelcontextprotocol/sdk" ]] || (cd "$COPY/ts" && npm ci --silent)
+  [[ -x "$PY2" ]] || (python3 -m venv "$COPY/py/venv" && "$COPY/py/venv/bin/pip" install -q -r "$COPY/py/requirements-v2.txt")
+  [[ -x "$PY1" ]] || (python3 -m venv "$COPY/py/venv1" && "$COPY/py/venv1/bin/pip" install -q -r "$COPY/py/requirements-v1.txt")
+  say "building ours (release)"
+  (cd "$REPO" && cargo build --release --quiet -p weather-server \
+     && cargo build --release --quiet -p mcp-client -p mcp-server --example bench_client --example idle_sessions)
+fi
+for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$CLIENT" "$IDLE"; do
+  [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
+done
+
+# ---- bookkeeping ------------------------------------------------------------------------------
+mkdir -p "$OUT/logs"
+RAW="$OUT/raw.jsonl"
+: > "$RAW"
+SERVER=""   # the one HTTP server running now, if any
+trap '[[ -n "$SERVER" ]] && kill "$SERVER" 2>/dev/null; true' EXIT
+
+# selected LABEL: true when ONLY is unset or names LABEL.
+selected() {
+  [[ -z "${ONLY:-}" ]] && return 0
+  local l
+  for l in $ONLY; do [[ "$l" == "$1" ]] && return 0; done
+  return 1
+}
+# record ROUND: append stdin's JSON lines to raw.jsonl with the round number in front.
+record() { sed -u "s/^{/{\"round\":$1,/" >> "$RAW"; }
+# listening PORT: waits up to 30 s for a server to accept on 127.0.0.1:PORT.
+listening() {
+  local i
+  for i in $(seq 300); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  return 1
+}
+# port_free PORT: true when nothing accepts on 127.0.0.1:PORT (so we never measure a stranger).
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# start_server LOG CMD...: starts an HTTP server in the background; its PID goes to $SERVER.
+start_server() {
+  local log=$1; shift
+  "$@" >>"$log.out" 2>>"$log.err" &
+  SERVER=$!
+}
+stop_server() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
+
+# ---- the rows: the harness's, plus ours --------------------------------------------------------
+# stdio: label | sequential N | pipelined N | command
+STDIO_ROWS=(
+  "raw-rust|$N_FAST|$PIPE_FAST|$RAWRUST"
+  "rmcp|$N_FAST|$PIPE_FAST|$RMCP/rmcp-weather-stdio"
+  "rmcp-stdio_pipes|$N_FAST|$PIPE_FAST|$RMCP/rmcp-weather-stdio-pipes"
+  "ts-sdk|$N_FAST|$PIPE_FAST|node $COPY/ts/server-stdio.mjs"
+  "raw-node|$N_FAST|$PIPE_FAST|node $COPY/ts/raw-server.mjs"
+  "py-mcp2|$N_SLOW|$PIPE_SLOW|$PY2 $COPY/py/server.py stdio"
+  "py-fastmcp1|$N_SLOW|$PIPE_SLOW|$PY1 $COPY/py/server.py stdio"
+  "ours|$N_FAST|$PIPE_FAST|$WEATHER $CLOCK"
+)
+# HTTP: label | calls per concurrency level | port | command ({PORT} is substituted)
+HTTP_ROWS=(
+  "raw-hyper|$HTTP_FAST|18110|$RAWHYPER {PORT} stateful"
+  "raw-hyper-stateless|$HTTP_FAST|18111|$RAWHYPER {PORT} stateless"
+  "rmcp|$HTTP_FAST|18101|$RMCP/rmcp-weather-http {PORT} stateful nodelay"
+  "rmcp-stateless|$HTTP_FAST|18102|$RMCP/rmcp-weather-http {PORT} stateless nodelay"
+  "rmcp-axum-default|$HTTP_NAGLE|18103|$RMCP/rmcp-weather-http {PORT} stateful default"
+  "ts-sdk|$HTTP_MED|18104|node $COPY/ts/server-http.mjs {PORT} stateful"
+  "ts-sdk-stateless|$HTTP_MED|18105|node $COPY/ts/server-http.mjs {PORT} stateless"
+  "py-mcp2|$HTTP_SLOW|18106|$PY2 $COPY/py/server.py http {PORT} stateful"
+  "py-mcp2-stateless|$HTTP_SLOW|18107|$PY2 $COPY/py/server.py http {PORT} stateless"
+  "py-fastmcp1|$HTTP_SLOW|18108|$PY1 $COPY/py/server.py http {PORT} stateful"
+  "py-fastmcp1-stateless|$HTTP_SLOW|18109|$PY1 $COPY/py/server.py http {PORT} stateless"
+  "ours|$HTTP_FAST|$PORT_OURS|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
+  "ours-stateless|$HTTP_FAST|$PORT_OURS_STATELESS|$WEATHER $CLOCK --http 127.0.0.1:{PORT} --stateless"
+)
+# clients (each against the raw Rust stdio server): label | command
+CLIENT_ROWS=(
+  "rmcp-client|$RMCP/rmcp-client $CLIENT_N -- $RAWRUST"
+  "ts-client|node $COPY/ts/client.mjs $CLIENT_N $RAWRUST"
+  "py-mcp2-client|$PY2 $COPY/py/client.py $CLIENT_N $RAWRUST"
+  "py-mcp1-client|$PY1 $COPY/py/client.py $CLIENT_N $RAWRUST"
+  "ours-client|$CLIENT $CLIENT_N -- $RAWRUST"
+)
+
+# ---- one measurement each ----------------------------------------------------------------------
+measure_stdio() { # ROUND ROW
+  local round=$1 label n pipe_n cmd
+  IFS='|' read -r label n pipe_n cmd <<< "$2"
+  selected "$label" || return 0
+  say "[round $round] stdio $label"
+  # shellcheck disable=SC2086 # the command is word-split on purpose
+  timeout 400 "$MCPBENCH" stdio --label "$label" -n "$n" --pipe-n "$pipe_n" -k "$K" \
+      --spawns "$SPAWNS" --warmup "$WARMUP" --max-secs "$MAX_SECS" --hard-timeout 300 \
+      -- $cmd 2>>"$OUT/logs/stdio-$label.err" | record "$round" \
+    || say "stdio $label FAILED (see $OUT/logs/stdio-$label.err)"
+}
+
+measure_http() { # ROUND ROW
+  local round=$1 label n port cmd
+  IFS='|' read -r label n port cmd <<< "$2"
+  selected "$label" || return 0
+  say "[round $round] http $label"
+  port_free "$port" || { say "http $label: port $port is already in use; skipped"; return 0; }
+  # shellcheck disable=SC2086
+  start_server "$OUT/logs/http-$label" ${cmd//\{PORT\}/$port}
+  if ! listening "$port"; then
+    say "http $label: nothing listens on port $port"
+    stop_server
+    return 0
+  fi
+  timeout 400 "$MCPBENCH" http --label "$label" --http-n "$n" -c 1,32 --warmup "$WARMUP" \
+      --max-secs "$MAX_SECS" --hard-timeout 300 --server-pid "$SERVER" \
+      "http://127.0.0.1:$port/mcp" 2>>"$OUT/logs/http-$label.err" | record "$round" \
+    || say "http $label FAILED (see $OUT/logs/http-$label.err)"
+  stop_server
+}
+
+measure_client() { # ROUND ROW
+  local round=$1 label cmd
+  IFS='|' read -r label cmd <<< "$2"
+  selected "client-$label" || selected clients || return 0
+  say "[round $round] client $label"
+  # shellcheck disable=SC2086
+  timeout 300 $cmd 2>>"$OUT/logs/client-$label.err" \
+    | sed -u "s/^{/{\"impl\":\"$label\",\"transport\":\"stdio\",\"metric\":\"client\",/" \
+    | record "$round" || say "client $label FAILED (see $OUT/logs/client-$label.err)"
+}
+
+# The driver itself as a no-SDK client: the reference row of the client table.
+measure_raw_client() { # ROUND
+  selected raw-rust || return 0
+  timeout 120 "$MCPBENCH" stdio --label mcpbench-client --modes seq -n "$CLIENT_N" --warmup 0 \
+      -- "$RAWRUST" 2>>"$OUT/logs/client-mcpbench.err" \
+    | sed -u 's/"metric":"seq"/"metric":"client"/' | record "$1" || true
+}
+
+# Memory per idle session: a fresh stateful server of ours, IDLE_SESSIONS sessions held open.
+measure_idle() { # ROUND
+  local round=$1
+  selected ours || selected idle || return 0
+  say "[round $round] idle sessions ours ($IDLE_SESSIONS)"
+  port_free "$PORT_IDLE" || { say "idle: port $PORT_IDLE is already in use; skipped"; return 0; }
+  # shellcheck disable=SC2086
+  start_server "$OUT/logs/idle-ours" $WEATHER $CLOCK --http "127.0.0.1:$PORT_IDLE"
+  if ! listening "$PORT_IDLE"; then
+    say "idle: nothing listens on port $PORT_IDLE"
+    stop_server
+    return 0
+  fi
+  timeout 300 "$IDLE" "http://127.0.0.1:$PORT_IDLE/mcp" "$SERVER" --sessions "$IDLE_SESSIONS" \
+      2>>"$OUT/logs/idle-ours.err" \
+    | sed -u 's/^{/{"impl":"ours","transport":"http",/' | record "$round" \
+    || say "idle sessions FAILED (see $OUT/logs/idle-ours.err)"
+  stop_server
+}
+
+# ---- the machine and the versions --------------------------------------------------------------
+version_of() { grep -A1 "name = \"$1\"" "$2" 2>/dev/null | sed -n 's/^version = "\(.*\)"/\1/p' | head -1; }
+{
+  echo "date: $(date -Is)"
+  echo "kernel: $(uname -srm)"
+  echo "nproc: $(nproc)"
+  echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+  echo "rustc: $(rustc --version)"
+  echo "node: $(node --version 2>/dev/null || echo none)"
+  echo "python: $(python3 --version 2>&1)"
+  echo "ours: $(cd "$REPO" && git describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "hyper (raw-hyper): $(version_of hyper "$COPY/raw-hyper/Cargo.lock")"
+  echo "rmcp: $(version_of rmcp "$COPY/rmcp-weather/Cargo.lock")"
+  echo "N_FAST=$N_FAST N_SLOW=$N_SLOW PIPE_FAST=$PIPE_FAST PIPE_SLOW=$PIPE_SLOW K=$K SPAWNS=$SPAWNS WARMUP=$WARMUP"
+  echo "HTTP_FAST=$HTTP_FAST HTTP_MED=$HTTP_MED HTTP_SLOW=$HTTP_SLOW HTTP_NAGLE=$HTTP_NAGLE CLIENT_N=$CLIENT_N"
+  echo "IDLE_SESSIONS=$IDLE_SESSIONS ROUNDS=$ROUNDS MAX_SECS=$MAX_SECS ONLY=${ONLY:-}"
+} > "$OUT/env.txt"
+
+# ---- the rounds: every row once per round, the starting row rotated ---------------------------
+for round in $(seq "$ROUNDS"); do
+  shift_by=$((round - 1))
+  for i in "${!STDIO_ROWS[@]}"; do
+    measure_stdio "$round" "${STDIO_ROWS[$(( (i + shift_by) % ${#STDIO_ROWS[@]} ))]}"
+  done
+  for i in "${!HTTP_ROWS[@]}"; do
+    measure_http "$round" "${HTTP_ROWS[$(( (i + shift_by) % ${#HTTP_ROWS[@]} ))]}"
+  done
+  measure_idle "$round"
+  for i in "${!CLIENT_ROWS[@]}"; do
+    measure_client "$round" "${CLIENT_ROWS[$(( (i + shift_by) % ${#CLIENT_ROWS[@]} ))]}"
+  done
+  measure_raw_client "$round"
+done
+
+python3 "$COPY/summarize.py" "$RAW" "$OUT" > /dev/null
+python3 "$REPO/bench/targets.py" "$RAW" "$OUT/targets.md"
+cat "$OUT/targets.md"
+say "results: $OUT"
