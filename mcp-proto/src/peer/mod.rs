@@ -3,7 +3,9 @@
 //! It owns request-id allocation, the table of our requests waiting for answers, concurrent
 //! dispatch of incoming requests to a [`Handler`] (bounded), cancellation in both directions
 //! (`notifications/cancelled`), progress tokens, timeouts, and one writer task that drains a
-//! bounded queue and writes every ready message before one flush. Server and client are two
+//! bounded queue and writes every ready message before one flush (a sink that never waits, such
+//! as an HTTP session, takes messages directly instead). A request is polled once as it is read
+//! and answered at once when it can be; only one that has to wait gets a task of its own. Server and client are two
 //! handlers on this same engine: neither re-implements correlation, timeouts or cancellation.
 
 mod context;
@@ -224,7 +226,8 @@ struct Shared {
     options: PeerOptions,
     next_id: AtomicI64,
     pending: PendingTable,
-    outgoing: mpsc::Sender<Outgoing>,
+    /// The writer task's queue; `None` with a direct sink.
+    outgoing: Option<mpsc::Sender<Outgoing>>,
     /// The sink itself, when it takes messages at once (see [`MessageSink::direct`]). Weak:
     /// the sink may own what owns this peer (an HTTP session keeps its peer), and only the
     /// writer task keeps the sink alive.
@@ -269,7 +272,14 @@ impl Peer {
     ) -> PeerHandle {
         let (source, sink) = transport.split();
         let direct = sink.direct().map(|d| Arc::downgrade(&d));
-        let (tx, rx) = mpsc::channel(options.outgoing_queue.max(1));
+        // A direct sink needs no queue and no writer task (an idle HTTP session stays small).
+        let (tx, rx) = match direct {
+            Some(_) => (None, None),
+            None => {
+                let (tx, rx) = mpsc::channel(options.outgoing_queue.max(1));
+                (Some(tx), Some(rx))
+            }
+        };
         let shared = Arc::new(Shared {
             options,
             next_id: AtomicI64::new(1),
@@ -287,21 +297,31 @@ impl Peer {
         let handle = PeerHandle {
             shared: shared.clone(),
         };
-        let writer_stop = CancellationToken::new();
-        let writer = tokio::spawn(write_loop(sink, rx, handle.clone(), writer_stop.clone()));
-        tokio::spawn(read_loop(
-            source,
-            handler,
-            handle.clone(),
-            writer,
-            writer_stop,
-        ));
+        let writer = match rx {
+            Some(rx) => {
+                let stop = CancellationToken::new();
+                let task = tokio::spawn(write_loop(sink, rx, handle.clone(), stop.clone()));
+                Writer::Task { task, stop }
+            }
+            None => Writer::Direct(sink),
+        };
+        tokio::spawn(read_loop(source, handler, handle.clone(), writer));
         handle
     }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Who writes: a task draining the queue, or (for a direct sink) nobody but the read loop,
+/// which closes the sink at the end.
+enum Writer<S> {
+    Task {
+        task: tokio::task::JoinHandle<()>,
+        stop: CancellationToken,
+    },
+    Direct(S),
 }
 
 async fn write_loop<S: MessageSink>(
@@ -360,12 +380,11 @@ async fn write_loop<S: MessageSink>(
     }
 }
 
-async fn read_loop<S: MessageSource, H: Handler>(
+async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     mut source: S,
     handler: Arc<H>,
     peer: PeerHandle,
-    writer: tokio::task::JoinHandle<()>,
-    writer_stop: CancellationToken,
+    writer: Writer<W>,
 ) {
     let shared = peer.shared.clone();
     let tracker = TaskTracker::new();
@@ -436,8 +455,16 @@ async fn read_loop<S: MessageSource, H: Handler>(
         }
         let _ = tokio::time::timeout(Duration::from_secs(1), tracker.wait()).await;
     }
-    writer_stop.cancel();
-    let _ = writer.await;
+    match writer {
+        Writer::Task { task, stop } => {
+            stop.cancel();
+            let _ = task.await;
+        }
+        Writer::Direct(mut sink) => {
+            shared.writer_done.store(true, Ordering::Release);
+            let _ = sink.close().await;
+        }
+    }
     shared.done.cancel();
 }
 
@@ -809,7 +836,10 @@ impl PeerHandle {
     pub async fn send(&self, message: Outgoing) -> bool {
         match &self.shared.direct {
             Some(direct) => self.deliver_direct(direct, message),
-            None => self.shared.outgoing.send(message).await.is_ok(),
+            None => match &self.shared.outgoing {
+                Some(queue) => queue.send(message).await.is_ok(),
+                None => false,
+            },
         }
     }
 
@@ -817,7 +847,11 @@ impl PeerHandle {
     fn try_send(&self, message: Outgoing) -> bool {
         match &self.shared.direct {
             Some(direct) => self.deliver_direct(direct, message),
-            None => self.shared.outgoing.try_send(message).is_ok(),
+            None => self
+                .shared
+                .outgoing
+                .as_ref()
+                .is_some_and(|queue| queue.try_send(message).is_ok()),
         }
     }
 

@@ -755,6 +755,7 @@ pub async fn check_subscription(client: &Client) {
 /// Everything but subscriptions, in order.
 pub async fn check_everything(client: &Client) {
     check_stateless(client).await;
+    check_logging(client).await;
     check_log_level(client).await;
     check_watch_cancel(client).await;
 }
@@ -771,5 +772,15 @@ pub async fn check_stateless(client: &Client) {
     check_resources(client, count).await;
     check_prompt(client).await;
     check_completions(client).await;
-    check_logging(client).await;
+    check_default_log_level(client).await;
+}
+
+/// Without `logging/setLevel` (and in stateless mode, where no level is remembered), warnings
+/// still reach the client.
+pub async fn check_default_log_level(client: &Client) {
+    let mut events = client.notifications();
+    call(client, "get_weather", json!({"city": "Atlantis"})).await;
+    let log = next_log(&mut events).await;
+    assert_eq!(log.0, LoggingLevel::Warning, "{log:?}");
+    assert_eq!(log.1["unknown_city"], "Atlantis", "{log:?}");
 }
