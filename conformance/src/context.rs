@@ -193,6 +193,20 @@ impl Ctx {
                     s.timeout = self.config.timeout;
                     s.startup_timeout = self.config.startup_timeout;
                     s.handshake(ProtocolVersion::LATEST.as_str()).await?;
+                    // Ask for every log message, so that `logging.messages` has some to check
+                    // (servers may send nothing below a default level until asked).
+                    let logs = s
+                        .initialized
+                        .as_ref()
+                        .and_then(|i| i.get("capabilities")?.get("logging"))
+                        .is_some_and(|l| !l.is_null());
+                    if logs {
+                        s.request(
+                            "logging/setLevel",
+                            Some(serde_json::json!({"level": "debug"})),
+                        )
+                        .await?;
+                    }
                     s
                 };
                 Ok(slot.insert(session))

@@ -5,8 +5,9 @@
 //! (`notifications/cancelled`), progress tokens, timeouts, and one writer task that drains a
 //! bounded queue and writes every ready message before one flush (a sink that never waits, such
 //! as an HTTP session, takes messages directly instead). A request is polled once as it is read
-//! and answered at once when it can be; only one that has to wait gets a task of its own. Server and client are two
-//! handlers on this same engine: neither re-implements correlation, timeouts or cancellation.
+//! and answered at once when it can be; only one that has to wait gets a task of its own. Server
+//! and client are two handlers on this same engine: neither re-implements correlation, timeouts
+//! or cancellation.
 
 mod context;
 mod pending;
@@ -236,6 +237,12 @@ struct Shared {
     writer_done: AtomicBool,
     /// Incoming requests being handled: id -> (generation, cancellation).
     in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
+    /// Starts the handler on a request (for requests served in the task that received them).
+    runner: Box<dyn RequestRunner>,
+    /// The handlers still running, waited for at shutdown.
+    tracker: TaskTracker,
+    /// Bounds how many incoming requests are handled at once.
+    permits: Arc<Semaphore>,
     generation: AtomicU64,
     state: ConnectionState,
     /// Cancelled to stop reading (local close or a write failure).
@@ -270,7 +277,7 @@ impl Peer {
         handler: Arc<H>,
         options: PeerOptions,
     ) -> PeerHandle {
-        let (source, sink) = transport.split();
+        let (mut source, sink) = transport.split();
         let direct = sink.direct().map(|d| Arc::downgrade(&d));
         // A direct sink needs no queue and no writer task (an idle HTTP session stays small).
         let (tx, rx) = match direct {
@@ -280,6 +287,7 @@ impl Peer {
                 (Some(tx), Some(rx))
             }
         };
+        let permits = Arc::new(Semaphore::new(options.max_concurrent_requests.max(1)));
         let shared = Arc::new(Shared {
             options,
             next_id: AtomicI64::new(1),
@@ -288,6 +296,9 @@ impl Peer {
             direct,
             writer_done: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
+            runner: Box::new(Runner(Arc::downgrade(&handler))),
+            tracker: TaskTracker::new(),
+            permits,
             generation: AtomicU64::new(0),
             state: ConnectionState::default(),
             stop: CancellationToken::new(),
@@ -297,6 +308,7 @@ impl Peer {
         let handle = PeerHandle {
             shared: shared.clone(),
         };
+        source.attach(&handle);
         let writer = match rx {
             Some(rx) => {
                 let stop = CancellationToken::new();
@@ -387,10 +399,7 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     writer: Writer<W>,
 ) {
     let shared = peer.shared.clone();
-    let tracker = TaskTracker::new();
-    let permits = Arc::new(Semaphore::new(
-        shared.options.max_concurrent_requests.max(1),
-    ));
+    let tracker = shared.tracker.clone();
     let handlers_cancel = CancellationToken::new();
     loop {
         let item = tokio::select! {
@@ -408,7 +417,7 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
                 }
             }
             Ok(Incoming::Single(message)) => {
-                dispatch(message, &handler, &peer, &tracker, &permits).await;
+                dispatch(message, &handler, &peer).await;
             }
             Ok(Incoming::Batch(items)) => {
                 if handler.accepts_batches(&peer) {
@@ -468,63 +477,15 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     shared.done.cancel();
 }
 
-async fn dispatch<H: Handler>(
-    message: Message,
-    handler: &Arc<H>,
-    peer: &PeerHandle,
-    tracker: &TaskTracker,
-    permits: &Arc<Semaphore>,
-) {
+async fn dispatch<H: Handler>(message: Message, handler: &Arc<H>, peer: &PeerHandle) {
     let shared = &peer.shared;
     match message {
         Message::Request(request) => {
-            let Ok(permit) = permits.clone().acquire_owned().await else {
-                return;
-            };
-            let id = request.id.clone();
-            if lock(&shared.in_flight).contains_key(&id) {
-                let error = ErrorObject::invalid_request(format!(
-                    "request id {id} is already in use by a request in flight"
-                ));
-                peer.send(Outgoing::related(
-                    Message::error(Some(id.clone()), error),
-                    Some(id),
-                ))
-                .await;
-                return;
-            }
-            let ctx = RequestContext::new(&request, peer.clone());
-            let own_ctx = ctx.clone();
             let handler = handler.clone();
-            let mut work: HandlerFuture =
-                Box::pin(async move { handler.handle_request(request, ctx).await });
-            // Most requests are answered without waiting on anything: poll once here and answer
-            // at once; only a request that has to wait gets a task (and a cancellation token).
-            let first = std::future::poll_fn(|cx| Poll::Ready(poll_handler(&mut work, cx))).await;
-            if let Poll::Ready(result) = first {
-                drop(permit);
-                peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
-                    .await;
-                return;
-            }
-            let token = own_ctx.cancellation().clone();
-            drop(own_ctx);
-            let generation = shared.generation.fetch_add(1, Ordering::Relaxed);
-            lock(&shared.in_flight).insert(id.clone(), (generation, token.clone()));
-            let peer = peer.clone();
-            tracker.spawn(async move {
-                let result = tokio::select! {
-                    biased;
-                    _ = token.cancelled() => None,
-                    result = std::future::poll_fn(|cx| poll_handler(&mut work, cx)) => Some(result),
-                };
-                peer.finish_request(&id, generation);
-                drop(permit);
-                if let Some(result) = result {
-                    peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
-                        .await;
-                }
-            });
+            peer.serve_request(request, move |request, ctx| {
+                Box::pin(async move { handler.handle_request(request, ctx).await })
+            })
+            .await;
         }
         Message::Notification(notification) => {
             match notification.method.as_str() {
@@ -668,7 +629,92 @@ fn cancelled_notification(id: i64, reason: &str) -> Message {
     })
 }
 
+/// Starts a handler on a request, without knowing the handler's type.
+trait RequestRunner: Send + Sync {
+    fn start(&self, request: Request, ctx: RequestContext) -> HandlerFuture;
+}
+
+/// The handler, weakly: it may own what owns this peer (a server session keeps its peer).
+struct Runner<H>(Weak<H>);
+
+impl<H: Handler> RequestRunner for Runner<H> {
+    fn start(&self, request: Request, ctx: RequestContext) -> HandlerFuture {
+        match self.0.upgrade() {
+            Some(handler) => Box::pin(async move { handler.handle_request(request, ctx).await }),
+            None => Box::pin(async { Err(ErrorObject::internal("the connection is closed")) }),
+        }
+    }
+}
+
 impl PeerHandle {
+    /// Handles one incoming request: polled once at once and answered when it is ready then;
+    /// otherwise it goes on in a task of its own, registered as in flight (so it can be cancelled).
+    async fn serve_request(
+        &self,
+        request: Request,
+        start: impl FnOnce(Request, RequestContext) -> HandlerFuture,
+    ) {
+        let shared = &self.shared;
+        let Ok(permit) = shared.permits.clone().acquire_owned().await else {
+            return;
+        };
+        let id = request.id.clone();
+        if lock(&shared.in_flight).contains_key(&id) {
+            let error = ErrorObject::invalid_request(format!(
+                "request id {id} is already in use by a request in flight"
+            ));
+            self.send(Outgoing::related(
+                Message::error(Some(id.clone()), error),
+                Some(id),
+            ))
+            .await;
+            return;
+        }
+        let ctx = RequestContext::new(&request, self.clone());
+        let own_ctx = ctx.clone();
+        let mut work = start(request, ctx);
+        // Most requests are answered without waiting on anything: poll once here and answer at
+        // once; only a request that has to wait gets a task (and a cancellation token).
+        let first = std::future::poll_fn(|cx| Poll::Ready(poll_handler(&mut work, cx))).await;
+        if let Poll::Ready(result) = first {
+            drop(permit);
+            self.send(Outgoing::related(answer(id.clone(), result), Some(id)))
+                .await;
+            return;
+        }
+        let token = own_ctx.cancellation().clone();
+        drop(own_ctx);
+        let generation = shared.generation.fetch_add(1, Ordering::Relaxed);
+        lock(&shared.in_flight).insert(id.clone(), (generation, token.clone()));
+        let peer = self.clone();
+        shared.tracker.spawn(async move {
+            let result = tokio::select! {
+                biased;
+                _ = token.cancelled() => None,
+                result = std::future::poll_fn(|cx| poll_handler(&mut work, cx)) => Some(result),
+            };
+            peer.finish_request(&id, generation);
+            drop(permit);
+            if let Some(result) = result {
+                peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
+                    .await;
+            }
+        });
+    }
+
+    /// Handles a request in the calling task, for a transport that received it there (an HTTP
+    /// POST, say): no hop through the transport's source and the read loop. The answer goes out
+    /// through the sink like any other. Returns the request back when the peer is closed.
+    pub async fn serve_inline(&self, request: Request) -> Result<(), Request> {
+        if self.is_closed() {
+            return Err(request);
+        }
+        let shared = self.shared.clone();
+        self.serve_request(request, |request, ctx| shared.runner.start(request, ctx))
+            .await;
+        Ok(())
+    }
+
     /// The peer's name, as given in its options.
     pub fn name(&self) -> &str {
         &self.shared.options.name

@@ -69,6 +69,12 @@ pub trait MessageSource: Send + 'static {
     fn close_reason(&mut self) -> impl Future<Output = Option<String>> + Send {
         async { None }
     }
+    /// Called once when a peer starts on this source, with the peer's handle: a transport that
+    /// receives requests in tasks of its own (an HTTP server) may serve them there with
+    /// [`PeerHandle::serve_inline`](super::PeerHandle::serve_inline).
+    fn attach(&mut self, peer: &super::PeerHandle) {
+        let _ = peer;
+    }
 }
 
 /// A sink that takes a message at once, from any task, without ever waiting (an HTTP session

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
 use mcp_proto::peer::{
-    DirectSink, MessageSink, MessageSource, Outbound, Outgoing, Received, Transport,
+    DirectSink, MessageSink, MessageSource, Outbound, Outgoing, PeerHandle, Received, Transport,
 };
 use mcp_proto::sse;
 use mcp_proto::version::ProtocolVersion;
@@ -66,6 +66,8 @@ pub(crate) struct Session {
     replay: usize,
     /// Whatever the session factory returned (a peer handle, say), kept alive with the session.
     keep: OnceLock<Box<dyn Any + Send + Sync>>,
+    /// The peer serving this session, when one attached: POSTed requests are served inline.
+    peer: OnceLock<PeerHandle>,
 }
 
 #[derive(Default)]
@@ -109,6 +111,7 @@ impl Session {
             attached: AtomicUsize::new(0),
             replay: replay.max(1),
             keep: OnceLock::new(),
+            peer: OnceLock::new(),
         }
     }
 
@@ -165,6 +168,31 @@ impl Session {
         AttachGuard(self.clone())
     }
 
+    /// The peer serving this session, once it has started.
+    pub(crate) fn peer(&self) -> Option<&PeerHandle> {
+        self.peer.get()
+    }
+
+    /// Registers a POST's requests on `stream`: their answers (and what is sent on their
+    /// behalf) go there.
+    pub(crate) fn route(
+        &self,
+        routes: &[RequestId],
+        stream: &Arc<Stream>,
+    ) -> Result<(), PushError> {
+        let mut state = lock(&self.state);
+        if state.closed {
+            return Err(PushError::Closed);
+        }
+        if routes.iter().any(|id| state.routes.contains_key(id)) {
+            return Err(PushError::DuplicateId);
+        }
+        for id in routes {
+            state.routes.insert(id.clone(), stream.clone());
+        }
+        Ok(())
+    }
+
     /// Registers a POST's requests on `stream`, then queues the frame for the peer.
     pub(crate) fn push(
         &self,
@@ -173,16 +201,7 @@ impl Session {
         stream: Option<&Arc<Stream>>,
     ) -> Result<(), PushError> {
         if let Some(stream) = stream {
-            let mut state = lock(&self.state);
-            if state.closed {
-                return Err(PushError::Closed);
-            }
-            if routes.iter().any(|id| state.routes.contains_key(id)) {
-                return Err(PushError::DuplicateId);
-            }
-            for id in routes {
-                state.routes.insert(id.clone(), stream.clone());
-            }
+            self.route(routes, stream)?;
         }
         let mut inbox = lock(&self.inbox);
         let refused = if inbox.closed {
@@ -783,6 +802,10 @@ impl MessageSource for HttpSource {
 
     async fn close_reason(&mut self) -> Option<String> {
         Some("the HTTP session ended".into())
+    }
+
+    fn attach(&mut self, peer: &PeerHandle) {
+        let _ = self.session.peer.set(peer.clone());
     }
 }
 

@@ -335,7 +335,24 @@ async fn deliver(
     if shape.batch {
         stream.set_batch();
     }
-    if let Err(e) = session.push(Ok(frame), &shape.requests, Some(&stream)) {
+    // A single request is served right here, in the connection's task; anything else goes
+    // through the session's peer in order.
+    let pushed = match (frame, session.peer()) {
+        (Frame::Single(Message::Request(request)), Some(peer)) => {
+            match session.route(&shape.requests, &stream) {
+                Ok(()) => match peer.serve_inline(request).await {
+                    Ok(()) => Ok(()),
+                    Err(_) => {
+                        session.unroute(&shape.requests, Some(&stream));
+                        Err(PushError::Closed)
+                    }
+                },
+                Err(e) => Err(e),
+            }
+        }
+        (frame, _) => session.push(Ok(frame), &shape.requests, Some(&stream)),
+    };
+    if let Err(e) = pushed {
         return push_failed(e).into();
     }
     let mut waiting = Waiting {
