@@ -567,7 +567,11 @@ impl Server {
         }
         state.set_peer(peer.clone());
         let mut sessions = lock(&self.inner.sessions);
-        sessions.retain(|s| s.strong_count() > 0);
+        // Sweep ended sessions only when the list is full and would grow: adding a session
+        // stays O(1) amortized however many are live, and the list never outgrows its peak.
+        if sessions.len() == sessions.capacity() {
+            sessions.retain(|s| s.strong_count() > 0);
+        }
         sessions.push(Arc::downgrade(&state));
         RunningSession { peer, state }
     }
