@@ -217,17 +217,25 @@ fn text_and_structured(
     json: &RawValue,
     version: ProtocolVersion,
 ) -> Result<RawJson, serde_json::Error> {
+    let blocks = [
+        TextBlock::new(text.unwrap_or_default()),
+        TextBlock::new(json.get()),
+    ];
     mcp_proto::jsonrpc::to_raw(&TextAndStructured {
-        text,
-        json,
-        structured: version.has_structured_output(),
+        content: if text.is_some() {
+            &blocks
+        } else {
+            &blocks[1..]
+        },
+        structured_content: version.has_structured_output().then_some(json),
     })
 }
 
+#[derive(Serialize)]
 struct TextAndStructured<'a> {
-    text: Option<&'a str>,
-    json: &'a RawValue,
-    structured: bool,
+    content: &'a [TextBlock<'a>],
+    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
+    structured_content: Option<&'a RawValue>,
 }
 
 #[derive(Serialize)]
@@ -237,33 +245,9 @@ struct TextBlock<'a> {
     text: &'a str,
 }
 
-struct TextBlocks<'a>(&'a TextAndStructured<'a>);
-
-impl Serialize for TextBlocks<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeSeq;
-        let out = self.0;
-        let mut seq = serializer.serialize_seq(Some(1 + usize::from(out.text.is_some())))?;
-        if let Some(text) = out.text {
-            seq.serialize_element(&TextBlock { kind: "text", text })?;
-        }
-        seq.serialize_element(&TextBlock {
-            kind: "text",
-            text: out.json.get(),
-        })?;
-        seq.end()
-    }
-}
-
-impl Serialize for TextAndStructured<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1 + usize::from(self.structured)))?;
-        map.serialize_entry("content", &TextBlocks(self))?;
-        if self.structured {
-            map.serialize_entry("structuredContent", self.json)?;
-        }
-        map.end()
+impl<'a> TextBlock<'a> {
+    fn new(text: &'a str) -> Self {
+        TextBlock { kind: "text", text }
     }
 }
 

@@ -227,17 +227,13 @@ struct Shared {
     options: PeerOptions,
     next_id: AtomicI64,
     pending: PendingTable,
-    /// The writer task's queue; `None` with a direct sink.
-    outgoing: Option<mpsc::Sender<Outgoing>>,
-    /// The sink itself, when it takes messages at once (see [`MessageSink::direct`]). Weak:
-    /// the sink may own what owns this peer (an HTTP session keeps its peer), and only the
-    /// writer task keeps the sink alive.
-    direct: Option<Weak<dyn DirectSink>>,
+    /// Where outgoing messages go.
+    outlet: Outlet,
     /// Set when the writer has stopped: nothing more goes out.
     writer_done: AtomicBool,
     /// Incoming requests being handled: id -> (generation, cancellation).
     in_flight: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
-    /// Starts the handler on a request (for requests served in the task that received them).
+    /// Starts the handler on a request, wherever the request was received.
     runner: Box<dyn RequestRunner>,
     /// The handlers still running, waited for at shutdown.
     tracker: TaskTracker,
@@ -278,13 +274,12 @@ impl Peer {
         options: PeerOptions,
     ) -> PeerHandle {
         let (mut source, sink) = transport.split();
-        let direct = sink.direct().map(|d| Arc::downgrade(&d));
         // A direct sink needs no queue and no writer task (an idle HTTP session stays small).
-        let (tx, rx) = match direct {
-            Some(_) => (None, None),
+        let (outlet, rx) = match sink.direct() {
+            Some(direct) => (Outlet::Direct(Arc::downgrade(&direct)), None),
             None => {
                 let (tx, rx) = mpsc::channel(options.outgoing_queue.max(1));
-                (Some(tx), Some(rx))
+                (Outlet::Queue(tx), Some(rx))
             }
         };
         let permits = Arc::new(Semaphore::new(options.max_concurrent_requests.max(1)));
@@ -292,8 +287,7 @@ impl Peer {
             options,
             next_id: AtomicI64::new(1),
             pending: PendingTable::default(),
-            outgoing: tx,
-            direct,
+            outlet,
             writer_done: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
             runner: Box::new(Runner(Arc::downgrade(&handler))),
@@ -324,6 +318,16 @@ impl Peer {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Where a peer's outgoing messages go.
+enum Outlet {
+    /// The writer task's bounded queue.
+    Queue(mpsc::Sender<Outgoing>),
+    /// The sink itself, which takes messages at once (see [`MessageSink::direct`]). Weak: the
+    /// sink may own what owns this peer (an HTTP session keeps its peer), and only the read loop
+    /// keeps the sink alive.
+    Direct(Weak<dyn DirectSink>),
 }
 
 /// Who writes: a task draining the queue, or (for a direct sink) nobody but the read loop,
@@ -480,13 +484,7 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
 async fn dispatch<H: Handler>(message: Message, handler: &Arc<H>, peer: &PeerHandle) {
     let shared = &peer.shared;
     match message {
-        Message::Request(request) => {
-            let handler = handler.clone();
-            peer.serve_request(request, move |request, ctx| {
-                Box::pin(async move { handler.handle_request(request, ctx).await })
-            })
-            .await;
-        }
+        Message::Request(request) => peer.serve_request(request).await,
         Message::Notification(notification) => {
             match notification.method.as_str() {
                 "notifications/cancelled" => peer.on_cancelled(&notification),
@@ -649,11 +647,7 @@ impl<H: Handler> RequestRunner for Runner<H> {
 impl PeerHandle {
     /// Handles one incoming request: polled once at once and answered when it is ready then;
     /// otherwise it goes on in a task of its own, registered as in flight (so it can be cancelled).
-    async fn serve_request(
-        &self,
-        request: Request,
-        start: impl FnOnce(Request, RequestContext) -> HandlerFuture,
-    ) {
+    async fn serve_request(&self, request: Request) {
         let shared = &self.shared;
         let Ok(permit) = shared.permits.clone().acquire_owned().await else {
             return;
@@ -672,7 +666,7 @@ impl PeerHandle {
         }
         let ctx = RequestContext::new(&request, self.clone());
         let own_ctx = ctx.clone();
-        let mut work = start(request, ctx);
+        let mut work = shared.runner.start(request, ctx);
         // Most requests are answered without waiting on anything: poll once here and answer at
         // once; only a request that has to wait gets a task (and a cancellation token).
         let first = std::future::poll_fn(|cx| Poll::Ready(poll_handler(&mut work, cx))).await;
@@ -709,9 +703,7 @@ impl PeerHandle {
         if self.is_closed() {
             return Err(request);
         }
-        let shared = self.shared.clone();
-        self.serve_request(request, |request, ctx| shared.runner.start(request, ctx))
-            .await;
+        self.serve_request(request).await;
         Ok(())
     }
 
@@ -880,24 +872,17 @@ impl PeerHandle {
 
     /// Queues a message for the writer; false when the peer is closed.
     pub async fn send(&self, message: Outgoing) -> bool {
-        match &self.shared.direct {
-            Some(direct) => self.deliver_direct(direct, message),
-            None => match &self.shared.outgoing {
-                Some(queue) => queue.send(message).await.is_ok(),
-                None => false,
-            },
+        match &self.shared.outlet {
+            Outlet::Queue(queue) => queue.send(message).await.is_ok(),
+            Outlet::Direct(direct) => self.deliver_direct(direct, message),
         }
     }
 
     /// Sends without waiting; a message that does not fit the queue is dropped.
     fn try_send(&self, message: Outgoing) -> bool {
-        match &self.shared.direct {
-            Some(direct) => self.deliver_direct(direct, message),
-            None => self
-                .shared
-                .outgoing
-                .as_ref()
-                .is_some_and(|queue| queue.try_send(message).is_ok()),
+        match &self.shared.outlet {
+            Outlet::Queue(queue) => queue.try_send(message).is_ok(),
+            Outlet::Direct(direct) => self.deliver_direct(direct, message),
         }
     }
 

@@ -17,7 +17,7 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use mcp_proto::jsonrpc::{Batch, Message, RequestId};
+use mcp_proto::jsonrpc::{Batch, Incoming, Message, Request, RequestId};
 use mcp_proto::peer::{
     DirectSink, MessageSink, MessageSource, Outbound, Outgoing, PeerHandle, Received, Transport,
 };
@@ -168,11 +168,6 @@ impl Session {
         AttachGuard(self.clone())
     }
 
-    /// The peer serving this session, once it has started.
-    pub(crate) fn peer(&self) -> Option<&PeerHandle> {
-        self.peer.get()
-    }
-
     /// Registers a POST's requests on `stream`: their answers (and what is sent on their
     /// behalf) go there.
     pub(crate) fn route(
@@ -189,6 +184,26 @@ impl Session {
         }
         for id in routes {
             state.routes.insert(id.clone(), stream.clone());
+        }
+        Ok(())
+    }
+
+    /// Registers a POST's one request on `stream` and serves it in the calling task when a peer
+    /// is attached; otherwise queues it for the peer like [`push`](Self::push).
+    pub(crate) async fn serve(
+        &self,
+        request: Request,
+        routes: &[RequestId],
+        stream: &Arc<Stream>,
+    ) -> Result<(), PushError> {
+        let Some(peer) = self.peer.get() else {
+            let frame = Incoming::Single(Message::Request(request));
+            return self.push(Ok(frame), routes, Some(stream));
+        };
+        self.route(routes, stream)?;
+        if peer.serve_inline(request).await.is_err() {
+            self.unroute(routes, Some(stream));
+            return Err(PushError::Closed);
         }
         Ok(())
     }

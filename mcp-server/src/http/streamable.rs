@@ -337,20 +337,11 @@ async fn deliver(
     }
     // A single request is served right here, in the connection's task; anything else goes
     // through the session's peer in order.
-    let pushed = match (frame, session.peer()) {
-        (Frame::Single(Message::Request(request)), Some(peer)) => {
-            match session.route(&shape.requests, &stream) {
-                Ok(()) => match peer.serve_inline(request).await {
-                    Ok(()) => Ok(()),
-                    Err(_) => {
-                        session.unroute(&shape.requests, Some(&stream));
-                        Err(PushError::Closed)
-                    }
-                },
-                Err(e) => Err(e),
-            }
+    let pushed = match frame {
+        Frame::Single(Message::Request(request)) => {
+            session.serve(request, &shape.requests, &stream).await
         }
-        (frame, _) => session.push(Ok(frame), &shape.requests, Some(&stream)),
+        frame => session.push(Ok(frame), &shape.requests, Some(&stream)),
     };
     if let Err(e) = pushed {
         return push_failed(e).into();
