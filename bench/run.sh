@@ -68,7 +68,10 @@ PY1="$COPY/py/venv1/bin/python"
 # Our binaries land in the workspace's target directory (CARGO_TARGET_DIR or build.target-dir).
 TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-WEATHER="$TARGET/release/weather-server"
+# weather-server as we ship it (scripts/build-static.sh: static, hot code laid out together), and
+# the plain `cargo build --release` one for comparison (row ours-dynamic).
+WEATHER=$("$REPO/scripts/build-static.sh" --print-path)
+WEATHER_DYNAMIC="$TARGET/release/weather-server"
 CLIENT="$TARGET/release/examples/bench_client"
 IDLE="$TARGET/release/examples/idle_sessions"
 
@@ -82,10 +85,11 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   [[ -x "$PY2" ]] || (python3 -m venv "$COPY/py/venv" && "$COPY/py/venv/bin/pip" install -q -r "$COPY/py/requirements-v2.txt")
   [[ -x "$PY1" ]] || (python3 -m venv "$COPY/py/venv1" && "$COPY/py/venv1/bin/pip" install -q -r "$COPY/py/requirements-v1.txt")
   say "building ours (release)"
+  "$REPO/scripts/build-static.sh" > /dev/null
   (cd "$REPO" && cargo build --release --quiet -p weather-server \
      && cargo build --release --quiet -p mcp-client -p mcp-server --example bench_client --example idle_sessions)
 fi
-for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$CLIENT" "$IDLE"; do
+for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$WEATHER_DYNAMIC" "$CLIENT" "$IDLE"; do
   [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
 done
 
@@ -135,6 +139,7 @@ STDIO_ROWS=(
   "py-mcp2|$N_SLOW|$PIPE_SLOW|$PY2 $COPY/py/server.py stdio"
   "py-fastmcp1|$N_SLOW|$PIPE_SLOW|$PY1 $COPY/py/server.py stdio"
   "ours|$N_FAST|$PIPE_FAST|$WEATHER $CLOCK"
+  "ours-dynamic|$N_FAST|$PIPE_FAST|$WEATHER_DYNAMIC $CLOCK"
 )
 # HTTP: label | calls per concurrency level | port | command ({PORT} is substituted)
 HTTP_ROWS=(

@@ -10,3 +10,8 @@ cargo test --workspace --all-targets
 cargo test --workspace --doc
 # The official conformance suite against our fixture server and client.
 scripts/official-conformance.sh
+# weather-server as we ship it (static, hot-code layout): it builds, and passes our conformance
+# runner over stdio like the debug build does.
+static_server=$(scripts/build-static.sh)
+cargo run --quiet -p conformance --bin mcp-conformance -- \
+  stdio -- "$static_server" --clock 2026-08-02T07:00:00Z

@@ -174,10 +174,16 @@ mod unix {
         unsafe { AsyncFd::register(nb) }.map_err(io::Error::from)
     }
 
+    /// The first read size, and the largest (a pipe holds 64 KiB).
+    const FIRST_READ: usize = 4 * 1024;
+    const MAX_READ: usize = 64 * 1024;
+
     pub(super) struct PolledStdin {
         fd: AsyncFd<NonBlocking>,
         buf: BytesMut,
-        scratch: Box<[u8]>,
+        /// Where `read` puts bytes: small at first (a quiet session never touches more), twice
+        /// as large each time a read fills it, up to `MAX_READ`.
+        scratch: Vec<u8>,
         codec: JsonRpcCodec,
         eof: bool,
         error: Option<io::Error>,
@@ -188,7 +194,7 @@ mod unix {
             Ok(PolledStdin {
                 fd: polled(io::stdin().as_fd())?,
                 buf: BytesMut::with_capacity(64 * 1024),
-                scratch: vec![0u8; 64 * 1024].into_boxed_slice(),
+                scratch: vec![0u8; FIRST_READ],
                 codec: JsonRpcCodec::new(max_message_size),
                 eof: false,
                 error: None,
@@ -224,7 +230,12 @@ mod unix {
                     rustix::io::read(&fd.get_ref().fd, &mut scratch[..]).map_err(io::Error::from)
                 }) {
                     Ok(Ok(0)) => self.eof = true,
-                    Ok(Ok(n)) => self.buf.extend_from_slice(&scratch[..n]),
+                    Ok(Ok(n)) => {
+                        self.buf.extend_from_slice(&scratch[..n]);
+                        if n == scratch.len() && n < MAX_READ {
+                            scratch.resize(2 * n, 0);
+                        }
+                    }
                     Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
                     Ok(Err(e)) => {
                         self.error = Some(e);

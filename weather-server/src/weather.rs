@@ -121,7 +121,11 @@ struct CallLog<'a> {
 }
 
 fn observation_text(city: &City, o: &Observation) -> String {
-    format!(
+    use std::fmt::Write;
+    // One allocation, sized for the longest names.
+    let mut text = String::with_capacity(96);
+    let _ = write!(
+        text,
         "{}: {}, {} °C, humidity {} %, wind {} km/h {}",
         city.name,
         o.condition.as_str(),
@@ -129,7 +133,8 @@ fn observation_text(city: &City, o: &Observation) -> String {
         o.humidity_pct,
         o.wind_kmh,
         o.wind_direction
-    )
+    );
+    text
 }
 
 fn day_json(d: &DailyForecast) -> Value {

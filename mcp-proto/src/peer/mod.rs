@@ -396,6 +396,13 @@ async fn write_loop<S: MessageSink>(
     }
 }
 
+/// Messages the read loop handles before it yields. A burst of pipelined requests is answered
+/// inline, so without a yield the writer task (on the same thread, under a current-thread runtime)
+/// would send nothing until the whole burst is read; yielding lets the answers go out in chunks
+/// while the rest is still being handled, so the other side works on them in parallel.
+/// 16 was the fastest of 4, 8, 12, 16 and 32 with 64 calls in flight over stdio.
+const YIELD_EVERY: usize = 16;
+
 async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     mut source: S,
     handler: Arc<H>,
@@ -405,7 +412,13 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     let shared = peer.shared.clone();
     let tracker = shared.tracker.clone();
     let handlers_cancel = CancellationToken::new();
+    let mut read_since_yield = 0usize;
     loop {
+        read_since_yield += 1;
+        if read_since_yield > YIELD_EVERY {
+            read_since_yield = 0;
+            tokio::task::yield_now().await;
+        }
         let item = tokio::select! {
             biased;
             _ = shared.stop.cancelled() => None,

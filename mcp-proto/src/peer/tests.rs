@@ -481,3 +481,64 @@ impl MemorySink {
         assert!(self.inject(Ok(item)).await);
     }
 }
+
+/// A source that has a whole burst of requests ready at once, then ends.
+struct BurstSource(std::collections::VecDeque<Received>);
+
+impl MessageSource for BurstSource {
+    async fn recv(&mut self) -> Option<Received> {
+        self.0.pop_front()
+    }
+}
+
+/// A sink that records how many messages each flush pushed out.
+struct FlushLog {
+    pending: usize,
+    flushes: Arc<Mutex<Vec<usize>>>,
+}
+
+impl MessageSink for FlushLog {
+    async fn send(&mut self, _message: Outgoing) -> std::io::Result<()> {
+        self.pending += 1;
+        Ok(())
+    }
+    async fn flush(&mut self) -> std::io::Result<()> {
+        lock(&self.flushes).push(std::mem::take(&mut self.pending));
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn answers_to_a_burst_go_out_while_the_rest_is_still_read() {
+    const BURST: i64 = 64;
+    let burst = (1..=BURST)
+        .map(|id| {
+            Ok(Incoming::Single(Message::Request(Request {
+                id: RequestId::Number(id),
+                method: "fail".into(),
+                params: None,
+            })))
+        })
+        .collect();
+    let flushes = Arc::new(Mutex::new(Vec::new()));
+    let sink = FlushLog {
+        pending: 0,
+        flushes: flushes.clone(),
+    };
+    let peer = Peer::start(
+        (BurstSource(burst), sink),
+        Arc::new(TestHandler::default()),
+        options("burst"),
+    );
+    tokio::time::timeout(Duration::from_secs(5), peer.closed())
+        .await
+        .expect("the peer finishes");
+    let flushes = lock(&flushes).clone();
+    assert_eq!(flushes.iter().sum::<usize>(), BURST as usize, "{flushes:?}");
+    // Without the read loop's yields the writer would run only once the burst is read.
+    assert!(
+        flushes.len() >= BURST as usize / YIELD_EVERY && flushes[0] <= YIELD_EVERY,
+        "answers went out in chunks of about {YIELD_EVERY}: {flushes:?}"
+    );
+    assert!(flushes.len() > 1, "{flushes:?}");
+}

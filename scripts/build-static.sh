@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds weather-server the way we ship it on x86-64 Linux: one static executable (glibc linked
+# in, no dynamic loader, no relocations to apply at start), with the functions that serving a
+# request runs placed next to each other (the list in weather-server/hot-symbols.txt, made by
+# scripts/hot-symbols.sh). The kernel maps code in 64 KiB windows, so keeping the hot code
+# together is what keeps little of it resident and makes the start cheap (see BENCHMARKS.md).
+#
+#   scripts/build-static.sh               build, then print the binary's path
+#   scripts/build-static.sh --print-path  only print where the binary is (or would be)
+#   HOT_LAYOUT=0 scripts/build-static.sh  the same static build without the hot-code layout
+#
+# The executable is not position-independent: it always loads at the same address (no ASLR for
+# its own image; there are no shared libraries). Anywhere other than x86_64-unknown-linux-gnu this
+# is a plain `cargo build --release -p weather-server`. Needs glibc's static libraries (libc6-dev)
+# and rustc 1.90 or later for the layout (its default linker there, lld, reads the list).
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+TRIPLE=x86_64-unknown-linux-gnu
+cd "$REPO"
+TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
+  | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+if [[ "$host" != "$TRIPLE" ]]; then
+  [[ "${1:-}" == --print-path ]] || cargo build --release --quiet -p weather-server
+  echo "$TARGET_DIR/release/weather-server"
+  exit 0
+fi
+
+BIN="$TARGET_DIR/$TRIPLE/release/weather-server"
+if [[ "${1:-}" == --print-path ]]; then
+  echo "$BIN"
+  exit 0
+fi
+
+flags="-C target-feature=+crt-static -C relocation-model=static"
+minor=$(rustc -V | sed -n 's/^rustc 1\.\([0-9]*\)\..*/\1/p')
+LIST="$REPO/weather-server/hot-symbols.txt"
+if [[ "${HOT_LAYOUT:-1}" == 1 && "${minor:-0}" -ge 90 && -f "$LIST" ]]; then
+  # Names missing from the list (after a change, or with another rustc) are skipped silently.
+  flags+=" -C link-arg=-Wl,--symbol-ordering-file=$LIST"
+  flags+=" -C link-arg=-Wl,--no-warn-symbol-ordering"
+fi
+# --target keeps these flags off build scripts and proc-macros (which cannot be static).
+RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" \
+  cargo build --release --quiet -p weather-server --target "$TRIPLE"
+echo "$BIN"
