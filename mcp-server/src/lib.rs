@@ -41,12 +41,14 @@
 
 #![warn(missing_docs)]
 
+mod builder;
 pub mod completion;
 pub mod context;
 pub mod error;
 pub mod http;
 mod pagination;
 pub mod prompt;
+mod registry;
 pub mod resource;
 pub mod server;
 mod session;

@@ -1,9 +1,9 @@
 //! The [`Server`]: what it offers (tools, resources, templates, prompts, completions) in a
-//! registry shared by every connection, its builder, the methods that read the registry, and
-//! changes at run time with their list-changed notifications.
+//! registry shared by every connection, the methods that read the registry, and changes at run
+//! time with their list-changed notifications. [`ServerBuilder`] (in `builder`) makes one.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, RwLock, Weak};
@@ -12,29 +12,28 @@ use std::time::Duration;
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::peer::{Peer, PeerHandle, PeerOptions, Transport};
 use mcp_proto::schema::{
-    self, CompleteParams, CompleteResult, CompletionReference, GetPromptParams, Icon,
-    Implementation, InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams,
-    PaginatedParams, ServerCapabilities,
+    CompleteParams, CompleteResult, CompletionReference, GetPromptParams, Implementation,
+    InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams, PaginatedParams,
+    ServerCapabilities,
 };
 use mcp_proto::ProtocolVersion;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::completion::{
-    complete_fn, CompleteFn, CompletionRequest, CompletionTarget, IntoCompletion,
-};
+pub use crate::builder::ServerBuilder;
+use crate::completion::{CompletionRequest, CompletionTarget};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::pagination::page;
-use crate::prompt::{FnPrompt, IntoPromptResult, Prompt, PromptEntry};
+use crate::prompt::{IntoPromptResult, Prompt, PromptEntry};
+use crate::registry::{listing, prompt_entry, template_entry, tool_entry, Registry};
 use crate::resource::{
-    read_fn, IntoReadResult, ProviderEntry, ReadFn, Resource, ResourceEntry, ResourceRequest,
-    ResourceTemplate, TemplateEntry,
+    read_fn, IntoReadResult, Resource, ResourceEntry, ResourceRequest, ResourceTemplate,
 };
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::stdio::StdioTransport;
-use crate::tool::{panic_message, CatchPanic, FnTool, IntoToolResult, Tool, ToolEntry, ToolOutput};
+use crate::tool::{panic_message, CatchPanic, IntoToolResult, Tool, ToolEntry, ToolOutput};
 
 /// How a server behaves: paging, limits, shutdown, logging and versions.
 #[derive(Clone, Debug)]
@@ -66,26 +65,8 @@ impl Default for ServerOptions {
     }
 }
 
-/// Everything the server offers, shared by all its connections.
-#[derive(Default)]
-struct Registry {
-    tools: HashMap<String, Arc<ToolEntry>>,
-    resources: HashMap<String, Arc<ResourceEntry>>,
-    templates: Vec<Arc<TemplateEntry>>,
-    providers: Vec<Arc<ProviderEntry>>,
-    prompts: HashMap<String, Arc<PromptEntry>>,
-    completions: HashMap<CompletionTarget, CompleteFn>,
-    seq: u64,
-}
-
-impl Registry {
-    fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq
-    }
-}
-
-type RootsHook = Arc<dyn Fn() + Send + Sync>;
+/// Called when a client's roots change.
+pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
 struct ServerInner {
     info: Implementation,
@@ -111,296 +92,8 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// Builds a [`Server`].
-pub struct ServerBuilder {
-    info: Implementation,
-    instructions: Option<String>,
-    options: ServerOptions,
-    registry: Registry,
-    on_roots_list_changed: Option<RootsHook>,
-    errors: Vec<String>,
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn listing<T: Serialize>(value: &T) -> RawJson {
-    jsonrpc::to_raw(value).unwrap_or_else(|_| jsonrpc::empty_object())
-}
-
-fn tool_entry<F, A, Fut, R>(tool: Tool, handler: F, seq: u64) -> ToolEntry
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoToolResult + 'static,
-{
-    if !tool_name_is_portable(&tool.0.name) {
-        tracing::warn!(
-            "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
-            tool.0.name
-        );
-    }
-    ToolEntry {
-        listing: listing(&tool.0),
-        tool: tool.0,
-        handler: Box::new(FnTool::new(handler)),
-        seq,
-    }
-}
-
-/// The 2025-11-25 tool-name guidance: 1 to 128 characters of `[A-Za-z0-9_.-]`.
-fn tool_name_is_portable(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoPromptResult + 'static,
-{
-    PromptEntry {
-        listing: listing(&prompt.0),
-        prompt: prompt.0,
-        handler: Box::new(FnPrompt::new(handler)),
-        seq,
-    }
-}
-
-fn template_entry(
-    template: ResourceTemplate,
-    read: ReadFn,
-    seq: u64,
-) -> Result<TemplateEntry, ServerError> {
-    let parsed =
-        TemplateEntry::parse(&template.0).map_err(|e| ServerError::InvalidParams(e.to_string()))?;
-    Ok(TemplateEntry {
-        listing: listing(&template.0),
-        template: template.0,
-        parsed,
-        read,
-        seq,
-    })
-}
-
-impl ServerBuilder {
-    /// A human-readable title of the server (2025-06-18+).
-    pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.info.title = Some(title.into());
-        self
-    }
-
-    /// A description of the server (2025-11-25+).
-    pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.info.description = Some(description.into());
-        self
-    }
-
-    /// Icons of the server (2025-11-25+).
-    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
-        self.info.icons = Some(icons);
-        self
-    }
-
-    /// The server's website (2025-11-25+).
-    pub fn website_url(mut self, url: impl Into<String>) -> Self {
-        self.info.website_url = Some(url.into());
-        self
-    }
-
-    /// Instructions for the model, returned in `InitializeResult.instructions`.
-    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
-        self
-    }
-
-    /// Replaces all options at once.
-    pub fn options(mut self, options: ServerOptions) -> Self {
-        self.options = options;
-        self
-    }
-
-    /// Lists longer than `size` are paged (0: never page).
-    pub fn page_size(mut self, size: usize) -> Self {
-        self.options.page_size = size;
-        self
-    }
-
-    /// The least severe log level sent before the client sets one.
-    pub fn default_log_level(mut self, level: LoggingLevel) -> Self {
-        self.options.default_log_level = level;
-        self
-    }
-
-    /// At end of input, how long in-flight handlers may still run.
-    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
-        self.options.shutdown_grace = grace;
-        self
-    }
-
-    /// Registers a tool and its handler: an async function of typed arguments and a context.
-    pub fn tool<F, A, Fut, R>(mut self, tool: impl Into<Tool>, handler: F) -> Self
-    where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
-    {
-        let seq = self.registry.next_seq();
-        let entry = tool_entry(tool.into(), handler, seq);
-        self.registry
-            .tools
-            .insert(entry.tool.name.clone(), Arc::new(entry));
-        self
-    }
-
-    /// Registers a static resource and its read handler.
-    pub fn resource<F, Fut, R>(mut self, resource: impl Into<Resource>, read: F) -> Self
-    where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
-    {
-        let resource = resource.into().0;
-        let seq = self.registry.next_seq();
-        let entry = ResourceEntry {
-            listing: listing(&resource),
-            resource,
-            read: read_fn(read),
-            seq,
-        };
-        self.registry
-            .resources
-            .insert(entry.resource.uri.clone(), Arc::new(entry));
-        self
-    }
-
-    /// Registers a resource template and the handler that reads URIs matching it.
-    /// An invalid template is reported by [`try_build`](Self::try_build).
-    pub fn resource_template<F, Fut, R>(
-        mut self,
-        template: impl Into<ResourceTemplate>,
-        read: F,
-    ) -> Self
-    where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
-    {
-        let seq = self.registry.next_seq();
-        match template_entry(template.into(), read_fn(read), seq) {
-            Ok(entry) => self.registry.templates.push(Arc::new(entry)),
-            Err(e) => self.errors.push(e.to_string()),
-        }
-        self
-    }
-
-    /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
-    /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
-    pub fn resource_provider<L, LFut, F, Fut, R>(mut self, list: L, read: F) -> Self
-    where
-        L: Fn(Context) -> LFut + Send + Sync + 'static,
-        LFut: Future<Output = Result<Vec<schema::Resource>, ServerError>> + Send + 'static,
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
-    {
-        let list = Arc::new(move |ctx| Box::pin(list(ctx)) as crate::tool::BoxFuture<_>);
-        self.registry.providers.push(Arc::new(ProviderEntry {
-            list,
-            read: read_fn(read),
-        }));
-        self
-    }
-
-    /// Registers a prompt and its handler: an async function of the arguments (a
-    /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it).
-    pub fn prompt<F, A, Fut, R>(mut self, prompt: impl Into<Prompt>, handler: F) -> Self
-    where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult + 'static,
-    {
-        let seq = self.registry.next_seq();
-        let entry = prompt_entry(prompt.into(), handler, seq);
-        self.registry
-            .prompts
-            .insert(entry.prompt.name.clone(), Arc::new(entry));
-        self
-    }
-
-    /// Completes the values of a prompt's argument.
-    pub fn prompt_completion<F, Fut, R>(mut self, prompt: &str, argument: &str, complete: F) -> Self
-    where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion + 'static,
-    {
-        let target = CompletionTarget::Prompt(prompt.to_owned(), argument.to_owned());
-        self.registry
-            .completions
-            .insert(target, complete_fn(complete));
-        self
-    }
-
-    /// Completes the values of a resource template's variable; `uri_template` is the template
-    /// text as registered.
-    pub fn template_completion<F, Fut, R>(
-        mut self,
-        uri_template: &str,
-        variable: &str,
-        complete: F,
-    ) -> Self
-    where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion + 'static,
-    {
-        let target = CompletionTarget::Template(uri_template.to_owned(), variable.to_owned());
-        self.registry
-            .completions
-            .insert(target, complete_fn(complete));
-        self
-    }
-
-    /// Called when a client sends `notifications/roots/list_changed`.
-    pub fn on_roots_list_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
-        self.on_roots_list_changed = Some(Arc::new(hook));
-        self
-    }
-
-    /// Builds the server, or says which registration was invalid (a bad URI template).
-    pub fn try_build(self) -> Result<Server, ServerError> {
-        if !self.errors.is_empty() {
-            return Err(ServerError::InvalidParams(self.errors.join("; ")));
-        }
-        Ok(Server {
-            inner: Arc::new(ServerInner {
-                info: self.info,
-                instructions: self.instructions,
-                options: self.options,
-                registry: RwLock::new(self.registry),
-                sessions: Mutex::new(Vec::new()),
-                on_roots_list_changed: self.on_roots_list_changed,
-            }),
-        })
-    }
-
-    /// Builds the server. Panics on an invalid URI template, a programming error that
-    /// [`try_build`](Self::try_build) reports instead.
-    pub fn build(self) -> Server {
-        match self.try_build() {
-            Ok(server) => server,
-            Err(e) => panic!("invalid server definition: {e}"),
-        }
-    }
 }
 
 /// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
@@ -418,11 +111,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tool_names_and_error_positions() {
-        assert!(tool_name_is_portable("get_weather.v2-beta"));
-        assert!(!tool_name_is_portable("has space"));
-        assert!(!tool_name_is_portable(""));
-        assert!(!tool_name_is_portable(&"x".repeat(129)));
+    fn error_positions() {
         assert_eq!(
             without_position("missing field `b` at line 1 column 7".into()),
             "missing field `b`"
@@ -479,13 +168,26 @@ fn encode<T: Serialize>(value: &T) -> Result<RawJson, ServerError> {
 impl Server {
     /// Starts building a server with its name and version (its `serverInfo`).
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
-        ServerBuilder {
-            info: Implementation::new(name, version),
-            instructions: None,
-            options: ServerOptions::default(),
-            registry: Registry::default(),
-            on_roots_list_changed: None,
-            errors: Vec::new(),
+        ServerBuilder::new(Implementation::new(name, version))
+    }
+
+    /// A server from what a [`ServerBuilder`] collected.
+    pub(crate) fn assemble(
+        info: Implementation,
+        instructions: Option<String>,
+        options: ServerOptions,
+        registry: Registry,
+        on_roots_list_changed: Option<RootsHook>,
+    ) -> Server {
+        Server {
+            inner: Arc::new(ServerInner {
+                info,
+                instructions,
+                options,
+                registry: RwLock::new(registry),
+                sessions: Mutex::new(Vec::new()),
+                on_roots_list_changed,
+            }),
         }
     }
 
