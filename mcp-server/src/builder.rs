@@ -12,10 +12,9 @@ use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCo
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::prompt::{IntoPromptResult, Prompt};
-use crate::registry::{listing, prompt_entry, template_entry, tool_entry, Registry};
+use crate::registry::{template_entry, Registry};
 use crate::resource::{
-    read_fn, IntoReadResult, ProviderEntry, Resource, ResourceEntry, ResourceRequest,
-    ResourceTemplate,
+    read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
 use crate::server::{RootsHook, Server, ServerOptions};
 use crate::tool::{IntoToolResult, Tool};
@@ -105,11 +104,7 @@ impl ServerBuilder {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoToolResult + 'static,
     {
-        let seq = self.registry.next_seq();
-        let entry = tool_entry(tool.into(), handler, seq);
-        self.registry
-            .tools
-            .insert(entry.tool.name.clone(), Arc::new(entry));
+        self.registry.add_tool(tool.into(), handler);
         self
     }
 
@@ -120,17 +115,7 @@ impl ServerBuilder {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoReadResult + 'static,
     {
-        let resource = resource.into().0;
-        let seq = self.registry.next_seq();
-        let entry = ResourceEntry {
-            listing: listing(&resource),
-            resource,
-            read: read_fn(read),
-            seq,
-        };
-        self.registry
-            .resources
-            .insert(entry.resource.uri.clone(), Arc::new(entry));
+        self.registry.add_resource(resource.into(), read_fn(read));
         self
     }
 
@@ -181,11 +166,7 @@ impl ServerBuilder {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoPromptResult + 'static,
     {
-        let seq = self.registry.next_seq();
-        let entry = prompt_entry(prompt.into(), handler, seq);
-        self.registry
-            .prompts
-            .insert(entry.prompt.name.clone(), Arc::new(entry));
+        self.registry.add_prompt(prompt.into(), handler);
         self
     }
 

@@ -14,7 +14,9 @@ use crate::completion::{CompleteFn, CompletionTarget};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::prompt::{FnPrompt, IntoPromptResult, Prompt, PromptEntry};
-use crate::resource::{ProviderEntry, ReadFn, ResourceEntry, ResourceTemplate, TemplateEntry};
+use crate::resource::{
+    ProviderEntry, ReadFn, Resource, ResourceEntry, ResourceTemplate, TemplateEntry,
+};
 use crate::tool::{FnTool, IntoToolResult, Tool, ToolEntry};
 
 /// Everything the server offers, shared by all its connections.
@@ -35,6 +37,46 @@ impl Registry {
         self.seq += 1;
         self.seq
     }
+
+    /// Adds a tool, or replaces the one of the same name.
+    pub(crate) fn add_tool<F, A, Fut, R>(&mut self, tool: Tool, handler: F)
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoToolResult + 'static,
+    {
+        let seq = self.next_seq();
+        let entry = tool_entry(tool, handler, seq);
+        self.tools.insert(entry.tool.name.clone(), Arc::new(entry));
+    }
+
+    /// Adds a static resource, or replaces the one with the same URI.
+    pub(crate) fn add_resource(&mut self, resource: Resource, read: ReadFn) {
+        let resource = resource.0;
+        let entry = ResourceEntry {
+            listing: listing(&resource),
+            resource,
+            read,
+            seq: self.next_seq(),
+        };
+        self.resources
+            .insert(entry.resource.uri.clone(), Arc::new(entry));
+    }
+
+    /// Adds a prompt, or replaces the one of the same name.
+    pub(crate) fn add_prompt<F, A, Fut, R>(&mut self, prompt: Prompt, handler: F)
+    where
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        A: DeserializeOwned + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: IntoPromptResult + 'static,
+    {
+        let seq = self.next_seq();
+        let entry = prompt_entry(prompt, handler, seq);
+        self.prompts
+            .insert(entry.prompt.name.clone(), Arc::new(entry));
+    }
 }
 
 /// A listing entry, serialized once at registration.
@@ -42,7 +84,7 @@ pub(crate) fn listing<T: Serialize>(value: &T) -> RawJson {
     jsonrpc::to_raw(value).unwrap_or_else(|_| jsonrpc::empty_object())
 }
 
-pub(crate) fn tool_entry<F, A, Fut, R>(tool: Tool, handler: F, seq: u64) -> ToolEntry
+fn tool_entry<F, A, Fut, R>(tool: Tool, handler: F, seq: u64) -> ToolEntry
 where
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
     A: DeserializeOwned + 'static,
@@ -71,7 +113,7 @@ fn tool_name_is_portable(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
-pub(crate) fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
+fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
 where
     F: Fn(A, Context) -> Fut + Send + Sync + 'static,
     A: DeserializeOwned + 'static,

@@ -27,7 +27,7 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::pagination::page;
 use crate::prompt::{IntoPromptResult, Prompt, PromptEntry};
-use crate::registry::{listing, prompt_entry, template_entry, tool_entry, Registry};
+use crate::registry::{template_entry, Registry};
 use crate::resource::{
     read_fn, IntoReadResult, Resource, ResourceEntry, ResourceRequest, ResourceTemplate,
 };
@@ -404,12 +404,7 @@ impl Server {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoToolResult + 'static,
     {
-        {
-            let mut r = self.registry_mut();
-            let seq = r.next_seq();
-            let entry = tool_entry(tool.into(), handler, seq);
-            r.tools.insert(entry.tool.name.clone(), Arc::new(entry));
-        }
+        self.registry_mut().add_tool(tool.into(), handler);
         self.list_changed(ListKind::Tools);
     }
 
@@ -522,19 +517,8 @@ impl Server {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoReadResult + 'static,
     {
-        {
-            let resource = resource.into().0;
-            let mut r = self.registry_mut();
-            let seq = r.next_seq();
-            let entry = ResourceEntry {
-                listing: listing(&resource),
-                resource,
-                read: read_fn(read),
-                seq,
-            };
-            r.resources
-                .insert(entry.resource.uri.clone(), Arc::new(entry));
-        }
+        self.registry_mut()
+            .add_resource(resource.into(), read_fn(read));
         self.list_changed(ListKind::Resources);
     }
 
@@ -655,12 +639,7 @@ impl Server {
         Fut: Future<Output = R> + Send + 'static,
         R: IntoPromptResult + 'static,
     {
-        {
-            let mut r = self.registry_mut();
-            let seq = r.next_seq();
-            let entry = prompt_entry(prompt.into(), handler, seq);
-            r.prompts.insert(entry.prompt.name.clone(), Arc::new(entry));
-        }
+        self.registry_mut().add_prompt(prompt.into(), handler);
         self.list_changed(ListKind::Prompts);
     }
 

@@ -412,10 +412,12 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     let shared = peer.shared.clone();
     let tracker = shared.tracker.clone();
     let handlers_cancel = CancellationToken::new();
+    // Only a writer task needs the read loop to step aside; a direct sink already has the answers.
+    let yields = matches!(writer, Writer::Task { .. });
     let mut read_since_yield = 0usize;
     loop {
         read_since_yield += 1;
-        if read_since_yield > YIELD_EVERY {
+        if yields && read_since_yield > YIELD_EVERY {
             read_since_yield = 0;
             tokio::task::yield_now().await;
         }
