@@ -6,6 +6,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 eval "$(scripts/interop-setup.sh)"
 export MCP_INTEROP_REQUIRED=1
+# The release-profile test (mcp-server/tests/release_unwind.rs) runs this binary: a panicking tool
+# must fail only its own request in the profile we ship.
+cargo build --release -p mcp-server --example panic_isolation
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 # The official conformance suite against our fixture server and client.

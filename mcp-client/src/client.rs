@@ -426,7 +426,7 @@ impl Client {
             .request_raw(method, params, request)
             .await
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))?;
-        serde_json::from_str(raw.get()).map_err(|e| ClientError::Decode {
+        jsonrpc::from_object(raw.get()).map_err(|e| ClientError::Decode {
             server: self.inner.name.clone(),
             method: method.to_owned(),
             detail: e.to_string(),

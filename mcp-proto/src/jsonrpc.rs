@@ -33,6 +33,35 @@ pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::E
     serde_json::value::to_raw_value(value)
 }
 
+/// Deserializes a JSON object into `T`, refusing every other kind of JSON.
+///
+/// serde's derived `Deserialize` for a struct also accepts an array, reading the fields by
+/// position; MCP's params, results and error objects are objects, so `["x", 1]` must not pass
+/// for `{"name": "x", "id": 1}`. Use this (not `serde_json::from_str`) for anything off the wire.
+pub fn from_object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_json::Error> {
+    match text.trim_start().as_bytes().first() {
+        Some(b'{') => serde_json::from_str(text),
+        _ => match serde_json::from_str::<IgnoredAny>(text) {
+            Err(e) => Err(e),
+            Ok(_) => Err(de::Error::invalid_type(
+                unexpected_kind(text),
+                &"a JSON object",
+            )),
+        },
+    }
+}
+
+/// What a JSON text that is not an object is, for an error message.
+fn unexpected_kind(text: &str) -> de::Unexpected<'static> {
+    match text.trim_start().as_bytes().first() {
+        Some(b'[') => de::Unexpected::Seq,
+        Some(b'"') => de::Unexpected::Other("a string"),
+        Some(b't' | b'f') => de::Unexpected::Other("a boolean"),
+        Some(b'n') => de::Unexpected::Unit,
+        _ => de::Unexpected::Other("a number"),
+    }
+}
+
 /// Standard JSON-RPC error codes and the codes MCP adds.
 pub mod error_codes {
     /// Invalid JSON was received.
@@ -268,10 +297,7 @@ pub enum Message {
 }
 
 fn params_into<T: DeserializeOwned>(params: Option<&RawJson>) -> Result<T, serde_json::Error> {
-    match params {
-        Some(p) => serde_json::from_str(p.get()),
-        None => serde_json::from_str("{}"),
-    }
+    from_object(params.map_or("{}", |p| p.get()))
 }
 
 impl Request {
@@ -320,7 +346,7 @@ impl Response {
     }
     /// Deserializes the result into `T`.
     pub fn result_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self.result.get())
+        from_object(self.result.get())
     }
 }
 
@@ -541,7 +567,15 @@ pub fn parse_message(frame: &[u8]) -> Result<Message, ParseError> {
 const NOT_JSON: &str = "\u{0}json:";
 
 fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
-    let env: Envelope = match serde_json::from_slice(bytes) {
+    // A message is an object: serde would read an array into the envelope by position.
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let parsed = if is_object {
+        serde_json::from_slice::<Envelope>(bytes)
+    } else {
+        serde_json::from_slice::<IgnoredAny>(bytes)
+            .and_then(|_| Err(de::Error::custom("a message must be a JSON object")))
+    };
+    let env: Envelope = match parsed {
         Ok(env) => env,
         Err(e) => {
             // Valid JSON of the wrong shape is an invalid request; anything else is a parse error.
@@ -602,7 +636,7 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
             let Some(id) = id else {
                 return fail("an error response needs an \"id\" (null when unknown)");
             };
-            match serde_json::from_str::<ErrorObject>(error.get()) {
+            match from_object::<ErrorObject>(error.get()) {
                 Ok(error) => Ok(Message::Error(ErrorResponse { id, error })),
                 Err(e) => fail(&format!("bad \"error\" object: {e}")),
             }
@@ -748,6 +782,72 @@ mod tests {
             reply.contains(r#""id":null"#) && reply.contains("-32700"),
             "{reply}"
         );
+    }
+
+    #[test]
+    fn an_array_is_never_a_message() {
+        // The audit's lines: arrays inside a batch were read as messages, field by position.
+        for text in [
+            r#"[["2.0", 5, "ping"]]"#,
+            r#"[["2.0",6,"tools/call",{"name":"get_weather","arguments":{"city":"Paris"}}]]"#,
+        ] {
+            let Ok(Incoming::Batch(items)) = parse(text.as_bytes()) else {
+                panic!("{text}: not a batch")
+            };
+            assert_eq!(items.len(), 1);
+            let invalid = items[0].as_ref().expect_err(text);
+            assert_eq!(invalid.id, None, "{text}");
+            assert!(invalid.reason.contains("JSON object"), "{invalid:?}");
+            let reply = invalid.to_error_response().to_json();
+            assert!(
+                reply.contains("-32600") && reply.contains(r#""id":null"#),
+                "{reply}"
+            );
+        }
+        // Every other kind of JSON at the top level, or inside a batch, is an invalid request.
+        for text in ["5", "\"ping\"", "true", "null", r#"[5, "x", null, [1]]"#] {
+            match parse(text.as_bytes()) {
+                Err(ParseError::Invalid(i)) => assert_eq!(i.id, None, "{text}"),
+                Ok(Incoming::Batch(items)) => assert!(items.iter().all(|i| i.is_err()), "{text}"),
+                other => panic!("{text}: {other:?}"),
+            }
+        }
+        // An error object must be an object too.
+        let text = r#"{"jsonrpc":"2.0","id":1,"error":[-32000,"x"]}"#;
+        assert!(matches!(
+            parse(text.as_bytes()),
+            Err(ParseError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn typed_payloads_must_be_objects() {
+        #[derive(Deserialize, Debug)]
+        struct Named {
+            #[allow(dead_code)]
+            name: String,
+        }
+        assert!(from_object::<Named>(r#"{"name":"x"}"#).is_ok());
+        assert!(
+            serde_json::from_str::<Named>(r#"["x"]"#).is_ok(),
+            "serde's hole"
+        );
+        for text in [r#"["x"]"#, r#" ["x"]"#, "\"x\"", "1", "null", "true"] {
+            let e = from_object::<Named>(text).expect_err(text);
+            assert!(e.to_string().contains("a JSON object"), "{e}");
+        }
+        assert!(from_object::<Named>("[1,").unwrap_err().is_eof());
+        let request = Request {
+            id: 1.into(),
+            method: "m".into(),
+            params: Some(raw_json(r#"["x"]"#)),
+        };
+        assert!(request.params_as::<Named>().is_err());
+        let response = Response {
+            id: 1.into(),
+            result: raw_json(r#"["x"]"#),
+        };
+        assert!(response.result_as::<Named>().is_err());
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::Duration;
 
@@ -33,7 +32,7 @@ use crate::resource::{
 };
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::stdio::StdioTransport;
-use crate::tool::{panic_message, CatchPanic, IntoToolResult, Tool, ToolEntry, ToolOutput};
+use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
 
 /// How a server behaves: paging, limits, shutdown, logging and versions.
 #[derive(Clone, Debug)]
@@ -355,7 +354,7 @@ impl Server {
         version: ProtocolVersion,
     ) -> Result<RawJson, ServerError> {
         let raw = params.map_or("{}", |p| p.get());
-        let p: CallParams<'_> = serde_json::from_str(raw).map_err(|e| {
+        let p: CallParams<'_> = jsonrpc::from_object(raw).map_err(|e| {
             ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
         })?;
         let entry = self
@@ -364,17 +363,10 @@ impl Server {
             .get(p.name.as_ref())
             .cloned()
             .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
-        let started =
-            std::panic::catch_unwind(AssertUnwindSafe(|| entry.handler.call(p.arguments, ctx)));
-        let output = match started {
-            Ok(Ok(future)) => match CatchPanic(future).await {
-                Ok(output) => output,
-                Err(panic) => {
-                    tracing::error!(tool = %entry.tool.name, "tool handler panicked: {panic}");
-                    ToolOutput::error(format!("Tool {} failed: {panic}", entry.tool.name))
-                }
-            },
-            Ok(Err(detail)) => {
+        // A panic here or in the handler is caught once, by the peer: -32603 for this request.
+        let output = match entry.handler.call(p.arguments, ctx) {
+            Ok(future) => future.await,
+            Err(detail) => {
                 let error = ServerError::InvalidArguments {
                     tool: entry.tool.name.clone(),
                     detail: without_position(detail),
@@ -385,11 +377,6 @@ impl Server {
                     return Err(error);
                 }
             }
-            Err(panic) => ToolOutput::error(format!(
-                "Tool {} failed: {}",
-                entry.tool.name,
-                panic_message(panic.as_ref())
-            )),
         };
         output
             .into_raw(version)
@@ -622,13 +609,7 @@ impl Server {
         let future = entry.handler.get(arguments, ctx).map_err(|detail| {
             ServerError::InvalidParams(format!("Invalid arguments for prompt {}: {detail}", p.name))
         })?;
-        match CatchPanic(future).await {
-            Ok(result) => encode(&result?),
-            Err(panic) => Err(ServerError::handler(format!(
-                "Prompt {} failed: {panic}",
-                p.name
-            ))),
-        }
+        encode(&future.await?)
     }
 
     /// Adds (or replaces) a prompt while the server runs.

@@ -177,7 +177,7 @@ pub(crate) fn parse_params<T: DeserializeOwned>(
     params: Option<&RawJson>,
 ) -> Result<T, ServerError> {
     let text = params.map_or("{}", |p| p.get());
-    serde_json::from_str(text)
+    jsonrpc::from_object(text)
         .map_err(|e| ServerError::InvalidParams(format!("Invalid params: {e}")))
 }
 

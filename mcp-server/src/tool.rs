@@ -6,11 +6,9 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::task::{Context as TaskContext, Poll};
 
-use mcp_proto::jsonrpc::RawJson;
+use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
 use serde::de::DeserializeOwned;
@@ -359,7 +357,7 @@ where
         ctx: Context,
     ) -> Result<BoxFuture<ToolOutput>, String> {
         let text = arguments.map_or("{}", |raw| raw.get());
-        let args: A = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let args: A = jsonrpc::from_object(text).map_err(|e| e.to_string())?;
         let future = (self.f)(args, ctx);
         Ok(Box::pin(async move { future.await.into_tool_result() }))
     }
@@ -371,32 +369,6 @@ pub(crate) struct ToolEntry {
     pub(crate) listing: RawJson,
     pub(crate) handler: Box<dyn ErasedToolHandler>,
     pub(crate) seq: u64,
-}
-
-/// Runs a handler future, turning a panic into an error result instead of a lost response.
-pub(crate) struct CatchPanic<'a, T>(pub(crate) Pin<Box<dyn Future<Output = T> + Send + 'a>>);
-
-impl<T> Future for CatchPanic<'_, T> {
-    type Output = Result<T, String>;
-    fn poll(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
-        let inner = &mut self.0;
-        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.as_mut().poll(cx))) {
-            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic_message(panic.as_ref()))),
-        }
-    }
-}
-
-/// The text of a panic payload.
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic without a message".to_owned()
-    }
 }
 
 #[cfg(test)]

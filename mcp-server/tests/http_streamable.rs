@@ -533,6 +533,84 @@ async fn batches_only_under_2025_03_26() {
 }
 
 #[tokio::test]
+async fn a_batch_that_repeats_an_id_is_answered_and_ends() {
+    let server = start(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let id = open_session(addr, "2025-03-26").await;
+    let headers = [
+        ("Mcp-Session-Id", id.as_str()),
+        ("MCP-Protocol-Version", "2025-03-26"),
+    ];
+    let batch = json!([
+        {"jsonrpc":"2.0","id":20,"method":"ping"},
+        {"jsonrpc":"2.0","id":20,"method":"ping"}
+    ]);
+    // Before the fix the reply was an SSE stream that never ended.
+    let r = tokio::time::timeout(Duration::from_secs(10), post(addr, &headers, &batch))
+        .await
+        .expect("the POST's reply ends");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let answers = r.json();
+    let answers = answers.as_array().expect("a batch reply");
+    assert_eq!(answers.len(), 2, "{answers:?}");
+    assert!(answers.iter().all(|a| a["id"] == 20), "{answers:?}");
+    assert_eq!(answers[0]["result"], json!({}), "{answers:?}");
+    assert_eq!(answers[1]["error"]["code"], -32600, "{answers:?}");
+    // The session is not held: it still answers.
+    let r = tokio::time::timeout(
+        Duration::from_secs(10),
+        post(
+            addr,
+            &headers,
+            &json!({"jsonrpc":"2.0","id":21,"method":"ping"}),
+        ),
+    )
+    .await
+    .expect("answered");
+    assert_eq!(r.json()["result"], json!({}));
+    server.shutdown().await;
+}
+
+/// Sends raw HTTP/1.1 request text and returns the status.
+async fn raw_status(addr: std::net::SocketAddr, head: &str) -> u16 {
+    let body = initialize(1, V).to_string();
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let text = format!(
+        "{head}Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Connection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(text.as_bytes()).await.expect("write");
+    read_head(&mut tcp).await.0
+}
+
+#[tokio::test]
+async fn host_headers_are_all_checked() {
+    let server = start(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let local = format!("Host: {addr}\r\n");
+    // RFC 9112 §3.2: two Host headers (in either order), or none in HTTP/1.1, are a 400.
+    for head in [
+        format!("POST /mcp HTTP/1.1\r\n{local}Host: evil.example.com\r\n"),
+        format!("POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\n{local}"),
+        format!("POST /mcp HTTP/1.1\r\n{local}{local}"),
+        "POST /mcp HTTP/1.1\r\n".to_owned(),
+    ] {
+        assert_eq!(raw_status(addr, &head).await, 400, "{head}");
+    }
+    // The absolute-form target is checked too (and wins over Host, RFC 9112 §3.2.2).
+    let head = format!("POST http://evil.example.com/mcp HTTP/1.1\r\n{local}");
+    assert_eq!(raw_status(addr, &head).await, 403, "{head}");
+    let head = format!("POST http://{addr}/mcp HTTP/1.1\r\n{local}");
+    assert_eq!(raw_status(addr, &head).await, 200, "{head}");
+    assert_eq!(
+        raw_status(addr, &format!("POST /mcp HTTP/1.1\r\n{local}")).await,
+        200
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn stateless_mode() {
     let server = start(HttpConfig {
         stateless: true,

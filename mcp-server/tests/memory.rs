@@ -299,12 +299,15 @@ async fn tools_call_results_and_errors() {
         "disk is full; free some space and retry"
     );
 
-    let r = client.call("tools/call", json!({"name": "panic"})).await;
-    assert_eq!(r["isError"], true);
-    assert!(r["content"][0]["text"]
-        .as_str()
-        .unwrap()
-        .contains("handler bug"));
+    // A panic is a bug, not a tool error: the peer's one catch answers -32603.
+    let e = client
+        .call_err("tools/call", json!({"name": "panic"}))
+        .await;
+    assert_eq!(e["code"], -32603);
+    assert!(
+        e["message"].as_str().unwrap().contains("handler bug"),
+        "{e}"
+    );
 
     let e = client
         .call_err("tools/call", json!({"arguments": {}}))
@@ -773,6 +776,72 @@ async fn batches_only_under_2025_03_26() {
     let answer = modern.recv().await;
     assert_eq!(answer["error"]["code"], -32600);
     assert!(answer["id"].is_null());
+}
+
+#[tokio::test]
+async fn a_batch_goes_through_the_same_panic_catch_and_id_check() {
+    let server = full_server(Arc::new(AtomicBool::new(false)));
+    let mut client = RawClient::initialized(&server, "2025-03-26", json!({})).await;
+    client.send_text(r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"panic"}},{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#).await;
+    let answer = client.recv().await;
+    let items = answer.as_array().expect("a batch answer");
+    assert_eq!(items.len(), 3, "{answer}");
+    assert_eq!(items[0]["error"]["code"], -32603, "{answer}");
+    assert!(items[0]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("handler bug"));
+    assert_eq!(items[1]["result"], json!({}), "{answer}");
+    assert_eq!(items[2]["id"], 2, "{answer}");
+    assert_eq!(items[2]["error"]["code"], -32600, "{answer}");
+    assert_eq!(client.call("ping", json!({})).await, json!({}));
+}
+
+#[tokio::test]
+async fn arrays_are_not_messages_nor_params() {
+    let server = server();
+    let mut client = RawClient::initialized(&server, "2025-03-26", json!({})).await;
+    // The audit's lines: a message written as an array, its fields by position.
+    for line in [
+        r#"[["2.0", 5, "ping"]]"#,
+        r#"[["2.0",6,"tools/call",{"name":"echo","arguments":{"text":"ran"}}]]"#,
+    ] {
+        client.send_text(line).await;
+        let answer = client.recv().await;
+        let items = answer.as_array().expect("a batch answer");
+        assert_eq!(items.len(), 1, "{answer}");
+        assert_eq!(items[0]["error"]["code"], -32600, "{answer}");
+        assert!(items[0]["id"].is_null(), "{answer}");
+    }
+    // Positional params and arguments: refused as invalid params, and nothing runs.
+    let e = client
+        .call_err("tools/call", json!(["echo", {"text": "ran"}]))
+        .await;
+    assert_eq!(e["code"], -32602, "{e}");
+    let e = client.call_err("resources/read", json!(["memo://x"])).await;
+    assert_eq!(e["code"], -32602, "{e}");
+    let e = client
+        .call_err("tools/call", json!({"name": "echo", "arguments": ["ran"]}))
+        .await;
+    assert_eq!(e["code"], -32602, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("JSON object"),
+        "{e}"
+    );
+    let latest = RawClient::initialized(&server, LATEST, json!({})).await;
+    let mut latest = latest;
+    let r = latest
+        .call("tools/call", json!({"name": "echo", "arguments": ["ran"]}))
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    // The session still works.
+    let r = client
+        .call(
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "ok"}}),
+        )
+        .await;
+    assert_eq!(r["content"][0]["text"], "ok");
 }
 
 #[tokio::test]

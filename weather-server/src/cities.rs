@@ -1107,6 +1107,11 @@ fn fold_accent(c: char) -> char {
     }
 }
 
+/// The longest name (in UTF-8 bytes) worth looking up: every known name and alias is far shorter.
+/// Callers refuse longer input before searching, since the spelling search costs time in
+/// proportion to the length of what it is given.
+pub const MAX_NAME_BYTES: usize = 200;
+
 /// Finds a city by name or alias, ignoring case, accents, spaces and punctuation.
 pub fn find(name: &str) -> Option<&'static City> {
     let name = name.trim();
@@ -1119,6 +1124,9 @@ pub fn find(name: &str) -> Option<&'static City> {
 
 /// The known cities closest in spelling to `name`, best first (for "did you mean").
 pub fn closest(name: &str, count: usize) -> Vec<&'static City> {
+    if name.len() > MAX_NAME_BYTES {
+        return Vec::new();
+    }
     let wanted = fold(name.trim());
     let mut scored: Vec<(usize, &'static City)> = CITIES
         .iter()
@@ -1207,6 +1215,16 @@ mod tests {
         }
         assert_eq!(slug("São Paulo"), "sao-paulo");
         assert_eq!(slug("Xi'an"), "xian");
+    }
+
+    #[test]
+    fn every_name_fits_the_length_bound() {
+        for c in CITIES {
+            for name in std::iter::once(c.name).chain(c.aliases.iter().copied()) {
+                assert!(name.len() * 4 < MAX_NAME_BYTES, "{name}");
+            }
+        }
+        assert!(closest(&"x".repeat(MAX_NAME_BYTES + 1), 3).is_empty());
     }
 
     #[test]

@@ -79,12 +79,44 @@ struct ListArgs {
     query: Option<String>,
 }
 
-fn unknown_city(name: &str) -> String {
-    let near: Vec<&str> = cities::closest(name, 3).iter().map(|c| c.name).collect();
+/// The city `name` names, or the error to give back: an over-long name is refused before any
+/// search (the "did you mean" search costs time in proportion to the name's length).
+fn city_named(name: &str) -> Result<&'static City, String> {
+    if name.len() > cities::MAX_NAME_BYTES {
+        return Err(too_long("The city name", name));
+    }
+    cities::find(name).ok_or_else(|| {
+        let near: Vec<&str> = cities::closest(name, 3).iter().map(|c| c.name).collect();
+        format!(
+            "Unknown city {name:?}. Closest known cities: {}. Call list_cities to see every supported city.",
+            near.join(", ")
+        )
+    })
+}
+
+fn too_long(what: &str, text: &str) -> String {
     format!(
-        "Unknown city {name:?}. Closest known cities: {}. Call list_cities to see every supported city.",
-        near.join(", ")
+        "{what} is {} bytes long; at most {} are accepted. Call list_cities to see every supported city.",
+        text.len(),
+        cities::MAX_NAME_BYTES
     )
+}
+
+/// [`city_named`] for a tool: an unknown city is logged (its name cut short) and becomes the
+/// tool's error result.
+async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolOutput> {
+    match city_named(name) {
+        Ok(city) => Ok(city),
+        Err(error) => {
+            let shown: String = name.chars().take(64).collect();
+            ctx.log(
+                LoggingLevel::Warning,
+                json!({"tool": tool, "unknown_city": shown}),
+            )
+            .await;
+            Err(ToolOutput::error(error))
+        }
+    }
 }
 
 /// Current conditions as the `get_weather` output schema describes them.
@@ -234,6 +266,9 @@ fn structured(text: String, value: Value) -> ToolOutput {
 /// The cities whose name or an alias starts with what was typed (case and accents ignored),
 /// each with the alias that matched when the name did not.
 fn cities_starting_with(prefix: &str) -> Vec<(&'static City, Option<&'static str>)> {
+    if prefix.len() > cities::MAX_NAME_BYTES {
+        return Vec::new();
+    }
     let wanted = cities::fold(prefix);
     CITIES
         .iter()
@@ -269,13 +304,9 @@ pub fn complete_city_slug(prefix: &str) -> Vec<String> {
 }
 
 async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> ToolOutput {
-    let Some(city) = cities::find(&args.city) else {
-        ctx.log(
-            LoggingLevel::Warning,
-            json!({"tool": "get_weather", "unknown_city": args.city}),
-        )
-        .await;
-        return ToolOutput::error(unknown_city(&args.city));
+    let city = match city_for_tool("get_weather", &args.city, &ctx).await {
+        Ok(city) => city,
+        Err(error) => return error,
     };
     match provider.current(city).await {
         Ok(o) => {
@@ -321,13 +352,9 @@ async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecas
 }
 
 async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> ToolOutput {
-    let Some(city) = cities::find(&args.city) else {
-        ctx.log(
-            LoggingLevel::Warning,
-            json!({"tool": "get_forecast", "unknown_city": args.city}),
-        )
-        .await;
-        return ToolOutput::error(unknown_city(&args.city));
+    let city = match city_for_tool("get_forecast", &args.city, &ctx).await {
+        Ok(city) => city,
+        Err(error) => return error,
     };
     let Ok(days) = u8::try_from(args.days) else {
         return ToolOutput::error(format!("days must be between 1 and 7, got {}", args.days));
@@ -436,13 +463,9 @@ async fn watch_city(
 }
 
 async fn watch_weather(provider: Provider, args: WatchArgs, ctx: Context) -> ToolOutput {
-    let Some(city) = cities::find(&args.city) else {
-        ctx.log(
-            LoggingLevel::Warning,
-            json!({"tool": "watch_weather", "unknown_city": args.city}),
-        )
-        .await;
-        return ToolOutput::error(unknown_city(&args.city));
+    let city = match city_for_tool("watch_weather", &args.city, &ctx).await {
+        Ok(city) => city,
+        Err(error) => return error,
     };
     let duration_ms = match millis("durationMs", args.duration_ms, &watch::DURATION_MS) {
         Ok(ms) => ms,
@@ -478,6 +501,13 @@ async fn watch_weather(provider: Provider, args: WatchArgs, ctx: Context) -> Too
 }
 
 async fn list_cities(args: ListArgs, ctx: Context) -> ToolOutput {
+    if let Some(query) = args
+        .query
+        .as_deref()
+        .filter(|q| q.len() > cities::MAX_NAME_BYTES)
+    {
+        return ToolOutput::error(too_long("The query", query));
+    }
     let query = args.query.as_deref().map(cities::fold).unwrap_or_default();
     let found: Vec<&City> = CITIES
         .iter()
@@ -634,7 +664,7 @@ cancel it to stop early.")
                 let provider = p3.clone();
                 async move {
                     let name = req.var("city").unwrap_or_default().replace('-', " ");
-                    let city = cities::find(&name).ok_or_else(|| ServerError::ResourceNotFound(req.uri.clone()))?;
+                    let city = city_named(&name).map_err(|_| ServerError::ResourceNotFound(req.uri.clone()))?;
                     let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
                     let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
                     Ok::<_, ServerError>(ReadResourceResult::new(vec![TextResourceContents::new(req.uri, text)
@@ -652,7 +682,7 @@ cancel it to stop early.")
                 let provider = p4.clone();
                 async move {
                     let name = args.get("city").cloned().unwrap_or_default();
-                    let city = cities::find(&name).ok_or_else(|| ServerError::InvalidParams(unknown_city(&name)))?;
+                    let city = city_named(&name).map_err(ServerError::InvalidParams)?;
                     let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
                     let style = args.get("style").map(String::as_str).unwrap_or("brief");
                     let data = serde_json::to_string(&observation_json(city, &o)).unwrap_or_default();

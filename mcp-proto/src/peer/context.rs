@@ -52,7 +52,7 @@ struct ProgressMeta {
 pub(crate) fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
     let raw = params?.get();
     memchr::memmem::find(raw.as_bytes(), b"progressToken")?;
-    serde_json::from_str::<MetaOnly>(raw)
+    jsonrpc::from_object::<MetaOnly>(raw)
         .ok()?
         .meta?
         .progress_token
@@ -61,28 +61,11 @@ pub(crate) fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
 impl RequestContext {
     /// A context whose cancellation token is made when first asked for.
     pub(crate) fn new(request: &Request, peer: PeerHandle) -> Self {
-        Self::build(request, OnceLock::new(), peer)
-    }
-
-    /// A context cancelled with `cancellation`.
-    pub(crate) fn with_cancellation(
-        request: &Request,
-        cancellation: CancellationToken,
-        peer: PeerHandle,
-    ) -> Self {
-        Self::build(request, OnceLock::from(cancellation), peer)
-    }
-
-    fn build(
-        request: &Request,
-        cancellation: OnceLock<CancellationToken>,
-        peer: PeerHandle,
-    ) -> Self {
         RequestContext {
             inner: Arc::new(ContextInner {
                 id: request.id.clone(),
                 progress_token: progress_token(request.params.as_ref()),
-                cancellation,
+                cancellation: OnceLock::new(),
                 peer,
                 last_progress: Mutex::new(None),
             }),

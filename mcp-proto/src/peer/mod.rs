@@ -411,7 +411,6 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
 ) {
     let shared = peer.shared.clone();
     let tracker = shared.tracker.clone();
-    let handlers_cancel = CancellationToken::new();
     // Only a writer task needs the read loop to step aside; a direct sink already has the answers.
     let yields = matches!(writer, Writer::Task { .. });
     let mut read_since_yield = 0usize;
@@ -440,9 +439,7 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
             }
             Ok(Incoming::Batch(items)) => {
                 if handler.accepts_batches(&peer) {
-                    let (handler, peer2, cancel) =
-                        (handler.clone(), peer.clone(), handlers_cancel.clone());
-                    tracker.spawn(serve_batch(items, handler, peer2, cancel));
+                    tracker.spawn(serve_batch(items, handler.clone(), peer.clone()));
                 } else {
                     let version = peer
                         .protocol_version()
@@ -477,7 +474,6 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
         .is_err()
     {
         tracing::warn!(peer = %shared.options.name, "cancelling {} handlers still running after the grace period", tracker.len());
-        handlers_cancel.cancel();
         for (_, token) in lock(&shared.in_flight).values() {
             token.cancel();
         }
@@ -560,28 +556,42 @@ fn answer(id: RequestId, result: Result<RawJson, ErrorObject>) -> Message {
     }
 }
 
+/// Serves a batch: each request through the same path as a single one (the id check, the panic
+/// catch, cancellation), concurrently; the answers leave together, in the batch's order.
 async fn serve_batch<H: Handler>(
     items: Vec<Result<Message, InvalidMessage>>,
     handler: Arc<H>,
     peer: PeerHandle,
-    cancel: CancellationToken,
 ) {
     let mut answers: Vec<(usize, Message)> = Vec::new();
     let mut requests = JoinSet::new();
+    let mut ids = std::collections::HashSet::new();
     for (index, item) in items.into_iter().enumerate() {
         match item {
             Err(invalid) => answers.push((index, invalid.to_error_response())),
             Ok(Message::Request(request)) => {
-                let id = request.id.clone();
-                let ctx =
-                    RequestContext::with_cancellation(&request, cancel.child_token(), peer.clone());
-                let handler = handler.clone();
-                requests.spawn(async move {
-                    (
-                        index,
-                        answer(id, handler.handle_request(request, ctx).await),
-                    )
-                });
+                if !ids.insert(request.id.clone()) {
+                    let error = ErrorObject::invalid_request(format!(
+                        "request id {} appears twice in this batch",
+                        request.id
+                    ));
+                    answers.push((index, Message::error(Some(request.id), error)));
+                    continue;
+                }
+                let Ok(permit) = peer.shared.permits.clone().acquire_owned().await else {
+                    return;
+                };
+                match peer.start_request(request).await {
+                    Started::Answered(message) => answers.push((index, message)),
+                    Started::Working(working) => {
+                        let peer = peer.clone();
+                        requests.spawn(async move {
+                            let message = working.finish(&peer).await;
+                            drop(permit);
+                            (index, message)
+                        });
+                    }
+                }
             }
             Ok(Message::Notification(n)) => {
                 match n.method.as_str() {
@@ -601,8 +611,10 @@ async fn serve_batch<H: Handler>(
     }
     while let Some(done) = requests.join_next().await {
         match done {
-            Ok(pair) => answers.push(pair),
-            Err(e) => tracing::error!("a batch handler failed: {e}"),
+            // A cancelled request gets no answer.
+            Ok((index, Some(message))) => answers.push((index, message)),
+            Ok((_, None)) => {}
+            Err(e) => tracing::error!("a batch request's task failed: {e}"),
         }
     }
     if answers.is_empty() {
@@ -615,6 +627,35 @@ async fn serve_batch<H: Handler>(
         related: None,
     })
     .await;
+}
+
+/// A request after its first poll.
+enum Started {
+    /// Answered at once (or refused).
+    Answered(Message),
+    /// Still working, registered in flight so that it can be cancelled.
+    Working(Working),
+}
+
+/// A request whose handler has to wait, with what it needs to finish and be cancelled.
+struct Working {
+    id: RequestId,
+    generation: u64,
+    token: CancellationToken,
+    work: HandlerFuture,
+}
+
+impl Working {
+    /// Runs the handler to its answer; `None` when the request was cancelled.
+    async fn finish(mut self, peer: &PeerHandle) -> Option<Message> {
+        let result = tokio::select! {
+            biased;
+            _ = self.token.cancelled() => None,
+            result = std::future::poll_fn(|cx| poll_handler(&mut self.work, cx)) => Some(result),
+        };
+        peer.finish_request(&self.id, self.generation);
+        result.map(|result| answer(self.id, result))
+    }
 }
 
 /// Removes the pending entry when a request future is dropped before its answer, and tells the
@@ -663,21 +704,39 @@ impl PeerHandle {
     /// Handles one incoming request: polled once at once and answered when it is ready then;
     /// otherwise it goes on in a task of its own, registered as in flight (so it can be cancelled).
     async fn serve_request(&self, request: Request) {
-        let shared = &self.shared;
-        let Ok(permit) = shared.permits.clone().acquire_owned().await else {
+        let Ok(permit) = self.shared.permits.clone().acquire_owned().await else {
             return;
         };
+        match self.start_request(request).await {
+            Started::Answered(message) => {
+                drop(permit);
+                let id = message.id().cloned();
+                self.send(Outgoing::related(message, id)).await;
+            }
+            Started::Working(working) => {
+                let peer = self.clone();
+                self.shared.tracker.spawn(async move {
+                    let id = working.id.clone();
+                    let message = working.finish(&peer).await;
+                    drop(permit);
+                    if let Some(message) = message {
+                        peer.send(Outgoing::related(message, Some(id))).await;
+                    }
+                });
+            }
+        }
+    }
+
+    /// Starts a request: refuses an id already in flight, polls the handler once (a panic there
+    /// or later becomes its error answer), and registers a handler that has to wait as in flight.
+    async fn start_request(&self, request: Request) -> Started {
+        let shared = &self.shared;
         let id = request.id.clone();
         if lock(&shared.in_flight).contains_key(&id) {
             let error = ErrorObject::invalid_request(format!(
                 "request id {id} is already in use by a request in flight"
             ));
-            self.send(Outgoing::related(
-                Message::error(Some(id.clone()), error),
-                Some(id),
-            ))
-            .await;
-            return;
+            return Started::Answered(Message::error(Some(id), error));
         }
         let ctx = RequestContext::new(&request, self.clone());
         let own_ctx = ctx.clone();
@@ -686,29 +745,18 @@ impl PeerHandle {
         // once; only a request that has to wait gets a task (and a cancellation token).
         let first = std::future::poll_fn(|cx| Poll::Ready(poll_handler(&mut work, cx))).await;
         if let Poll::Ready(result) = first {
-            drop(permit);
-            self.send(Outgoing::related(answer(id.clone(), result), Some(id)))
-                .await;
-            return;
+            return Started::Answered(answer(id, result));
         }
         let token = own_ctx.cancellation().clone();
         drop(own_ctx);
         let generation = shared.generation.fetch_add(1, Ordering::Relaxed);
         lock(&shared.in_flight).insert(id.clone(), (generation, token.clone()));
-        let peer = self.clone();
-        shared.tracker.spawn(async move {
-            let result = tokio::select! {
-                biased;
-                _ = token.cancelled() => None,
-                result = std::future::poll_fn(|cx| poll_handler(&mut work, cx)) => Some(result),
-            };
-            peer.finish_request(&id, generation);
-            drop(permit);
-            if let Some(result) = result {
-                peer.send(Outgoing::related(answer(id.clone(), result), Some(id)))
-                    .await;
-            }
-        });
+        Started::Working(Working {
+            id,
+            generation,
+            token,
+            work,
+        })
     }
 
     /// Handles a request in the calling task, for a transport that received it there (an HTTP
@@ -747,7 +795,7 @@ impl PeerHandle {
             detail: e.to_string(),
         })?;
         let raw = self.request_raw(R::METHOD, Some(params), options).await?;
-        serde_json::from_str(raw.get()).map_err(|e| PeerError::Decode {
+        jsonrpc::from_object(raw.get()).map_err(|e| PeerError::Decode {
             method: R::METHOD.into(),
             detail: e.to_string(),
         })

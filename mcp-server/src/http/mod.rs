@@ -305,6 +305,9 @@ impl App {
     }
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<ResponseBody> {
+        if let Err(refusal) = security::check_host_count(req.version(), req.headers()) {
+            return refusal.into();
+        }
         let path = req.uri().path();
         if let Some(auth) = &self.config.auth {
             if let Some(metadata) = &auth.resource_metadata {
@@ -329,7 +332,7 @@ impl App {
                 _ => return body::status(StatusCode::NOT_FOUND),
             }
         };
-        if let Err(refusal) = self.guard.check(req.headers()) {
+        if let Err(refusal) = self.guard.check(req.uri(), req.headers()) {
             return refusal.into();
         }
         if let Some(auth) = &self.config.auth {

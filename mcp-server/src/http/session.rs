@@ -94,8 +94,8 @@ pub(crate) enum PushError {
     Closed,
     /// Too many messages wait for the peer.
     Full,
-    /// A request with the same id is still in flight.
-    DuplicateId,
+    /// A request with this id is still in flight.
+    DuplicateId(RequestId),
 }
 
 impl Session {
@@ -179,8 +179,8 @@ impl Session {
         if state.closed {
             return Err(PushError::Closed);
         }
-        if routes.iter().any(|id| state.routes.contains_key(id)) {
-            return Err(PushError::DuplicateId);
+        if let Some(id) = routes.iter().find(|id| state.routes.contains_key(*id)) {
+            return Err(PushError::DuplicateId(id.clone()));
         }
         for id in routes {
             state.routes.insert(id.clone(), stream.clone());

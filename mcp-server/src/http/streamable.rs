@@ -110,7 +110,8 @@ fn named_session(app: &App, headers: &HeaderMap) -> Result<Option<Arc<Session>>,
 
 /// What a POST body holds, as far as routing needs to know.
 struct Shape {
-    /// Ids of the requests in it, each answered on this POST.
+    /// Ids of the requests in it, each answered on this POST, each once: a batch that repeats an
+    /// id gets one answer for it and an error for the repeat (from the peer), both in its reply.
     requests: Vec<RequestId>,
     initialize: bool,
     batch: bool,
@@ -124,7 +125,9 @@ fn shape(frame: &Frame) -> Shape {
     };
     let mut look = |m: &Message| {
         if let Message::Request(r) = m {
-            shape.requests.push(r.id.clone());
+            if !shape.requests.contains(&r.id) {
+                shape.requests.push(r.id.clone());
+            }
             shape.initialize |= r.method == "initialize";
         }
     };
@@ -434,10 +437,10 @@ pub(crate) fn push_failed(e: PushError) -> Response<ResponseBody> {
             -32000,
             "Service Unavailable: the session is busy",
         ),
-        PushError::DuplicateId => body::rpc_error(
+        PushError::DuplicateId(id) => body::rpc_error(
             StatusCode::BAD_REQUEST,
             error_codes::INVALID_REQUEST,
-            "a request with this id is already in flight",
+            &format!("request id {id} is already in use by a request in flight; nothing in this POST was run"),
         ),
     }
 }

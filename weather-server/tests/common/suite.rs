@@ -389,6 +389,19 @@ pub async fn check_tool_errors(client: &Client) {
             Ok(r) => assert_eq!(r.is_error, Some(true), "{bad}: {r:?}"),
         }
     }
+    // A name far longer than any city's is refused by its length, before the spelling search
+    // (whose cost grows with the name: about 1.4 s of CPU for 1 MiB before the bound).
+    let huge = "q".repeat(1 << 20);
+    for (tool, args) in [
+        ("get_weather", json!({"city": huge})),
+        ("get_forecast", json!({"city": huge})),
+        ("list_cities", json!({"query": huge})),
+    ] {
+        let r = call(client, tool, args).await;
+        assert_eq!(r["isError"], json!(true), "{tool}");
+        let text = first_text(&r);
+        assert!(text.contains("1048576 bytes long"), "{tool}: {text}");
+    }
 }
 
 /// Resources: the city list and one city's current conditions, and a city that does not exist.
