@@ -5,6 +5,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// URIs longer than this (in bytes) match no template: matching takes time and memory in
+/// proportion to the URI's length (times the template's parts), so the length is checked first.
+pub const MAX_MATCH_LEN: usize = 16 * 1024;
+
 /// A parsed URI template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UriTemplate {
@@ -110,13 +114,12 @@ impl UriTemplate {
     }
 
     /// Matches a concrete URI; returns the (percent-decoded) variables when it fits.
+    /// URIs over [`MAX_MATCH_LEN`] bytes never match.
     pub fn matches(&self, uri: &str) -> Option<BTreeMap<String, String>> {
-        let mut vars = BTreeMap::new();
-        if match_parts(&self.parts, uri, &mut vars) {
-            Some(vars)
-        } else {
-            None
+        if uri.len() > MAX_MATCH_LEN {
+            return None;
         }
+        match_parts(&self.parts, uri)
     }
 }
 
@@ -126,37 +129,67 @@ impl fmt::Display for UriTemplate {
     }
 }
 
-fn match_parts(parts: &[Part], uri: &str, vars: &mut BTreeMap<String, String>) -> bool {
-    match parts.split_first() {
-        None => uri.is_empty(),
-        Some((Part::Literal(text), rest)) => match uri.strip_prefix(text.as_str()) {
-            Some(tail) => match_parts(rest, tail, vars),
-            None => false,
-        },
-        Some((Part::Var { name, reserved }, rest)) => {
-            // The value runs up to some end; a simple variable stops at '/' (it was encoded).
-            let limit = if *reserved {
-                uri.len()
-            } else {
-                uri.find(['/', '?', '#']).unwrap_or(uri.len())
+/// Matches `uri` against `parts`. Each variable takes the longest value after which the rest
+/// of the template still matches. Rather than backtrack (exponential in the number of
+/// variables), it works from the last part to the first, recording for each part and position
+/// the furthest position at or before it from which the rest matches: linear in the URI's length
+/// per part.
+fn match_parts(parts: &[Part], uri: &str) -> Option<BTreeMap<String, String>> {
+    const NONE: usize = usize::MAX;
+    let bytes = uri.as_bytes();
+    let n = bytes.len();
+    // stop[p]: the furthest a simple variable starting at p can end (it was encoded, so it holds
+    // no '/', '?' or '#').
+    let mut stop = vec![n; n + 1];
+    for p in (0..n).rev() {
+        stop[p] = if matches!(bytes[p], b'/' | b'?' | b'#') {
+            p
+        } else {
+            stop[p + 1]
+        };
+    }
+    // A variable starting at p ends at the furthest point the rest matches from, if any.
+    let var_end = |next: &[usize], p: usize, reserved: bool| {
+        let e = next[if reserved { n } else { stop[p] }];
+        (e != NONE && e > p).then_some(e)
+    };
+    // last[i][q]: the furthest position e <= q from which parts[i..] match uri[e..].
+    let mut last = vec![vec![NONE; n + 1]; parts.len() + 1];
+    last[parts.len()][n] = n;
+    for i in (0..parts.len()).rev() {
+        let (before, after) = last.split_at_mut(i + 1);
+        let (here, next) = (&mut before[i], &after[0]);
+        let mut furthest = NONE;
+        for p in 0..=n {
+            let matches_here = match &parts[i] {
+                Part::Literal(text) => {
+                    let end = p + text.len();
+                    bytes[p..].starts_with(text.as_bytes()) && next[end] == end
+                }
+                Part::Var { reserved, .. } => var_end(next, p, *reserved).is_some(),
             };
-            // Try the longest value first so a trailing literal matches its last occurrence.
-            let mut end = limit;
-            loop {
-                if uri.is_char_boundary(end) && end > 0 {
-                    let value = &uri[..end];
-                    if match_parts(rest, &uri[end..], vars) {
-                        vars.insert(name.clone(), decode(value));
-                        return true;
-                    }
-                }
-                if end == 0 {
-                    return false;
-                }
-                end -= 1;
+            if matches_here {
+                furthest = p;
+            }
+            here[p] = furthest;
+        }
+    }
+    if last[0][0] != 0 {
+        return None;
+    }
+    let mut vars = BTreeMap::new();
+    let mut p = 0;
+    for (i, part) in parts.iter().enumerate() {
+        match part {
+            Part::Literal(text) => p += text.len(),
+            Part::Var { name, reserved } => {
+                let e = var_end(&last[i + 1], p, *reserved)?;
+                vars.insert(name.clone(), decode(uri.get(p..e)?));
+                p = e;
             }
         }
     }
+    Some(vars)
 }
 
 fn encode_into(out: &mut String, value: &str, reserved: bool) {
@@ -246,5 +279,72 @@ mod tests {
         assert!(UriTemplate::parse("x://{?q}").is_err());
         assert!(UriTemplate::parse("x://{a}{b}").is_err());
         assert!(UriTemplate::parse("x://a}").is_err());
+    }
+
+    /// The plain backtracking matcher (longest value first), as the reference.
+    fn backtrack(parts: &[Part], uri: &str, vars: &mut BTreeMap<String, String>) -> bool {
+        match parts.split_first() {
+            None => uri.is_empty(),
+            Some((Part::Literal(text), rest)) => uri
+                .strip_prefix(text.as_str())
+                .is_some_and(|tail| backtrack(rest, tail, vars)),
+            Some((Part::Var { name, reserved }, rest)) => {
+                let limit = if *reserved {
+                    uri.len()
+                } else {
+                    uri.find(['/', '?', '#']).unwrap_or(uri.len())
+                };
+                (1..=limit).rev().any(|end| {
+                    let found = backtrack(rest, &uri[end..], vars);
+                    if found {
+                        vars.insert(name.clone(), uri[..end].to_owned());
+                    }
+                    found
+                })
+            }
+        }
+    }
+
+    #[test]
+    fn matches_like_backtracking_on_every_small_uri() {
+        let templates = [
+            "{a}",
+            "{+a}",
+            "x{a}b{b}",
+            "{+a}b{b}",
+            "{a}/{+b}/{c}",
+            "{+a}b{+b}b",
+            "b{a}bb{+b}a",
+        ];
+        let alphabet = ['a', 'b', '/'];
+        let mut uris = vec![String::new()];
+        for _ in 0..7 {
+            let longer: Vec<String> = uris
+                .iter()
+                .filter(|u| u.len() == uris.last().map_or(0, String::len))
+                .flat_map(|u| alphabet.iter().map(move |c| format!("{u}{c}")))
+                .collect();
+            uris.extend(longer);
+        }
+        for template in templates {
+            let t = UriTemplate::parse(template).unwrap();
+            for uri in &uris {
+                let mut expected = BTreeMap::new();
+                let expected = backtrack(&t.parts, uri, &mut expected).then_some(expected);
+                assert_eq!(t.matches(uri), expected, "{template} {uri:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn matching_work_is_bounded() {
+        // Backtracking would try every split of the four variables here (O(n^4)).
+        let t = UriTemplate::parse("x://{+a}b{+c}b{+d}b{+e}z").unwrap();
+        let uri = format!("x://{}", "b".repeat(MAX_MATCH_LEN - 10));
+        assert_eq!(t.matches(&uri), None);
+        let uri = format!("x://{}z", "b".repeat(MAX_MATCH_LEN - 10));
+        assert!(t.matches(&uri).is_some());
+        let long = format!("x://{}z", "b".repeat(MAX_MATCH_LEN));
+        assert_eq!(t.matches(&long), None, "over the bound nothing matches");
     }
 }
