@@ -12,6 +12,11 @@
 //!   client did not declare.
 //! - A [`Server`] is cheap to clone and serves many connections; tools, resources and prompts
 //!   can change while it runs, and clients that were told `listChanged` hear about it.
+//! - A handler that panics fails only its own request, with -32603; every other request and
+//!   session goes on. This needs unwinding: do not build a server with `panic = "abort"`.
+//! - Input is bounded before work: a message must be a JSON object (an array is never read as
+//!   one), params and tool arguments must be objects (-32602 otherwise), and resource-template
+//!   matching refuses URIs over [`uri_template::MAX_MATCH_LEN`] bytes.
 //! - stdout carries protocol messages only: write diagnostics with `tracing` (to stderr),
 //!   never with `println!`.
 //!
