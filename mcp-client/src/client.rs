@@ -55,6 +55,9 @@ struct Inner {
     /// How to start the server again, for stdio servers.
     stdio: Option<(StdioServerConfig, StderrRing)>,
     closing: AtomicBool,
+    /// The session [`Client::close`] is closing, so [`Client::kill`] can still reach its child
+    /// and a second `close` can wait for the first.
+    closing_session: watch::Sender<Option<Arc<Session>>>,
 }
 
 #[derive(Clone)]
@@ -86,12 +89,29 @@ impl Session {
             }
         }
     }
+
+    /// Stops the engine and kills a child's process group at once, without grace.
+    fn kill(&self) {
+        self.peer.close();
+        if let Some(child) = &self.child {
+            child.kill();
+        }
+    }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
         // Stop the engine with the session; a child's process group is killed by its own drop.
         self.peer.close();
+    }
+}
+
+/// Forgets the session being closed when its close ends, or is dropped half-way.
+struct ClearOnDrop<'a>(&'a watch::Sender<Option<Arc<Session>>>);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.send_replace(None);
     }
 }
 
@@ -289,6 +309,7 @@ impl Client {
                 handshake: Mutex::new(Arc::new(handshake)),
                 stdio,
                 closing: AtomicBool::new(false),
+                closing_session: watch::Sender::new(None),
             }),
         }
     }
@@ -350,10 +371,33 @@ impl Client {
     /// Closes the connection: closes the server's stdin, waits, SIGTERMs its process group,
     /// waits, SIGKILLs it. Bounded by the config's [`ShutdownTimeouts`](crate::ShutdownTimeouts).
     /// Calls still waiting fail with "closed locally".
+    /// A second `close` while one is under way waits for it.
     pub async fn close(&self) {
         self.inner.closing.store(true, Ordering::Release);
         if let State::Ready(session) = self.inner.state.send_replace(State::Closed) {
+            self.inner
+                .closing_session
+                .send_replace(Some(session.clone()));
+            let _clear = ClearOnDrop(&self.inner.closing_session);
             session.shutdown().await;
+        } else {
+            let mut closing = self.inner.closing_session.subscribe();
+            let _ = closing.wait_for(Option::is_none).await;
+        }
+    }
+
+    /// Ends the connection now: calls still waiting fail (the server is told with
+    /// `notifications/cancelled`) and a stdio server's whole process group is killed with
+    /// SIGKILL, without the close sequence, even while a [`close`](Self::close) is under way.
+    /// For when a graceful close took too long or the user insists (a second Ctrl-C).
+    pub fn kill(&self) {
+        self.inner.closing.store(true, Ordering::Release);
+        if let State::Ready(session) = self.inner.state.send_replace(State::Closed) {
+            session.kill();
+        }
+        let closing = self.inner.closing_session.borrow().clone();
+        if let Some(session) = closing {
+            session.kill();
         }
     }
 

@@ -90,7 +90,8 @@ impl ServerBuilder {
         self
     }
 
-    /// At end of input, how long in-flight handlers may still run.
+    /// At end of input, how long in-flight handlers may still run before they are cancelled
+    /// (default 1 s; see [`ServerOptions::shutdown_grace`](crate::ServerOptions::shutdown_grace)).
     pub fn shutdown_grace(mut self, grace: Duration) -> Self {
         self.options.shutdown_grace = grace;
         self

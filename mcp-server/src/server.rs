@@ -43,7 +43,10 @@ pub struct ServerOptions {
     pub max_message_size: usize,
     /// At most this many requests are handled at once per connection.
     pub max_concurrent_requests: usize,
-    /// At end of input, how long in-flight handlers may still run.
+    /// At end of input, how long in-flight handlers may still run before they are cancelled
+    /// (default 1 s). Keep it under the client's wait after closing a stdio server's stdin
+    /// (2 s in the spec's shutdown sequence as our client runs it), so the server exits on its
+    /// own before it is sent SIGTERM.
     pub shutdown_grace: Duration,
     /// The least severe log level sent to a client that has not called `logging/setLevel`.
     pub default_log_level: LoggingLevel,
@@ -57,7 +60,7 @@ impl Default for ServerOptions {
             page_size: 100,
             max_message_size: 16 * 1024 * 1024,
             max_concurrent_requests: 1024,
-            shutdown_grace: Duration::from_secs(5),
+            shutdown_grace: Duration::from_secs(1),
             default_log_level: LoggingLevel::Info,
             protocol_versions: ProtocolVersion::HANDSHAKE.to_vec(),
         }
@@ -278,7 +281,7 @@ impl Server {
     }
 
     /// Serves the process's stdin and stdout until input ends, in-flight requests are answered
-    /// (within the grace period) and every response is flushed.
+    /// (within the grace period, then cancelled) and every response is flushed.
     pub async fn serve_stdio(&self) {
         let transport = StdioTransport::new(self.inner.options.max_message_size);
         self.serve(transport).closed().await;

@@ -147,6 +147,9 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_max_level(args.log_level)
         .with_ansi(false)
+        // A client that died leaves stderr a broken pipe; tracing's fallback report of a failed
+        // write would then panic in `eprintln!` and take the reading task down with it.
+        .log_internal_errors(false)
         .init();
     // stdio needs one thread; HTTP spreads connections over the cores.
     let runtime = if args.http.is_some() {
@@ -165,7 +168,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args))
+    let code = runtime.block_on(run(args));
+    // Exit promptly once serving is over, even if a blocking task (a DNS lookup) still runs.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    code
 }
 
 async fn run(args: Args) -> ExitCode {

@@ -574,6 +574,14 @@ impl Hub {
     pub async fn close(&self) {
         close_all(self.all()).await;
     }
+
+    /// Ends every connection now, killing stdio servers' process groups without grace (see
+    /// [`Client::kill`]); also while a [`close`](Self::close) is under way.
+    pub fn kill(&self) {
+        for server in self.all() {
+            server.kill();
+        }
+    }
 }
 
 /// Starts servers concurrently; the result keeps their order.

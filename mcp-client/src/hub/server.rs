@@ -147,14 +147,7 @@ pub(crate) struct HubServer {
 
 impl Drop for HubServer {
     fn drop(&mut self) {
-        if let Some(watcher) = self
-            .watcher
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take()
-        {
-            watcher.abort();
-        }
+        self.stop_watching();
     }
 }
 
@@ -284,8 +277,15 @@ impl HubServer {
         *self.lists.write().unwrap_or_else(|p| p.into_inner()) = new;
     }
 
-    /// Closes the connection (bounded) and stops the watcher.
-    pub(crate) async fn close(&self) {
+    /// Ends the connection now (stdio servers are killed) and stops the watcher.
+    pub(crate) fn kill(&self) {
+        self.stop_watching();
+        if let Some(client) = &self.client {
+            client.kill();
+        }
+    }
+
+    fn stop_watching(&self) {
         if let Some(watcher) = self
             .watcher
             .lock()
@@ -294,6 +294,11 @@ impl HubServer {
         {
             watcher.abort();
         }
+    }
+
+    /// Closes the connection (bounded) and stops the watcher.
+    pub(crate) async fn close(&self) {
+        self.stop_watching();
         if let Some(client) = &self.client {
             client.close().await;
         }

@@ -39,7 +39,7 @@ use crate::jsonrpc::{
     self, ErrorObject, ErrorResponse, Incoming, InvalidMessage, Message, Notification, RawJson,
     Request, RequestId, Response,
 };
-use crate::schema::{CancelledParams, NotificationType, ProgressParams, RequestType};
+use crate::schema::{CancelledParams, Initialize, NotificationType, ProgressParams, RequestType};
 use crate::version::ProtocolVersion;
 use pending::{PendingTable, ProgressTracker};
 
@@ -411,6 +411,14 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
 ) {
     let shared = peer.shared.clone();
     let tracker = shared.tracker.clone();
+    let mut guard = ReadLoopGuard {
+        shared: &shared,
+        writer_stop: match &writer {
+            Writer::Task { stop, .. } => Some(stop.clone()),
+            Writer::Direct(_) => None,
+        },
+        finished: false,
+    };
     // Only a writer task needs the read loop to step aside; a direct sink already has the answers.
     let yields = matches!(writer, Writer::Task { .. });
     let mut read_since_yield = 0usize;
@@ -489,7 +497,39 @@ async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
             let _ = sink.close().await;
         }
     }
+    guard.finished = true;
     shared.done.cancel();
+}
+
+/// Ends the peer when the read loop stops without finishing (it panicked, say, in a
+/// notification hook or a log call): waiting calls fail, handlers are cancelled, the writer
+/// flushes and closes, and [`PeerHandle::closed`] returns, so a server whose reader died still
+/// exits instead of hanging.
+struct ReadLoopGuard<'a> {
+    shared: &'a Shared,
+    writer_stop: Option<CancellationToken>,
+    finished: bool,
+}
+
+impl Drop for ReadLoopGuard<'_> {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let shared = self.shared;
+        shared.closed.store(true, Ordering::Release);
+        shared
+            .pending
+            .close("the connection's reader stopped unexpectedly");
+        shared.stop.cancel();
+        for (_, token) in lock(&shared.in_flight).values() {
+            token.cancel();
+        }
+        if let Some(stop) = &self.writer_stop {
+            stop.cancel();
+        }
+        shared.done.cancel();
+    }
 }
 
 async fn dispatch<H: Handler>(message: Message, handler: &Arc<H>, peer: &PeerHandle) {
@@ -828,7 +868,9 @@ impl PeerHandle {
             }
             (None, params) => params,
         };
-        let mut answer = shared.pending.insert(id, progress.clone())?;
+        // The spec forbids cancelling `initialize`; every other call is cancelled on a local close.
+        let cancellable = method != Initialize::METHOD;
+        let mut answer = shared.pending.insert(id, progress.clone(), cancellable)?;
         let mut guard = PendingGuard {
             peer: self,
             id,
@@ -992,10 +1034,18 @@ impl PeerHandle {
         lock(&self.shared.in_flight).len()
     }
 
-    /// Stops reading, fails our waiting calls, lets handlers finish within the grace period,
-    /// flushes and closes the transport. Returns at once; await [`closed`](Self::closed).
+    /// Stops reading, fails our waiting calls and tells the other side with
+    /// `notifications/cancelled` (so it stops working on them; never for `initialize`), lets
+    /// handlers finish within the grace period, flushes and closes the transport. Returns at
+    /// once; await [`closed`](Self::closed).
     pub fn close(&self) {
-        self.shared.pending.close("closed locally");
+        for id in self.shared.pending.close("closed locally") {
+            // Best effort: a full queue drops the notice; closing the transport follows anyway.
+            self.try_send(Outgoing::new(cancelled_notification(
+                id,
+                "the connection is closing",
+            )));
+        }
         self.shared.stop.cancel();
     }
 

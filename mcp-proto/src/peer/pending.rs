@@ -45,6 +45,9 @@ impl ProgressTracker {
 struct PendingCall {
     waiter: oneshot::Sender<Answer>,
     progress: Option<Arc<ProgressTracker>>,
+    /// Whether the other side is told with `notifications/cancelled` when we stop waiting on a
+    /// local close (`initialize` may never be cancelled).
+    cancellable: bool,
 }
 
 #[derive(Default)]
@@ -69,13 +72,21 @@ impl PendingTable {
         &self,
         id: i64,
         progress: Option<Arc<ProgressTracker>>,
+        cancellable: bool,
     ) -> Result<oneshot::Receiver<Answer>, PeerError> {
         let mut table = lock(&self.inner);
         if let Some(reason) = &table.closed {
             return Err(PeerError::Closed(reason.clone()));
         }
         let (waiter, rx) = oneshot::channel();
-        table.calls.insert(id, PendingCall { waiter, progress });
+        table.calls.insert(
+            id,
+            PendingCall {
+                waiter,
+                progress,
+                cancellable,
+            },
+        );
         Ok(rx)
     }
 
@@ -109,16 +120,23 @@ impl PendingTable {
         lock(&self.inner).calls.len()
     }
 
-    /// Fails every waiting call with `reason` and refuses new ones from now on.
-    pub(crate) fn close(&self, reason: &str) {
+    /// Fails every waiting call with `reason` and refuses new ones from now on. Returns the
+    /// ids of the calls that may be cancelled, so a local close can tell the other side.
+    pub(crate) fn close(&self, reason: &str) -> Vec<i64> {
         let calls = {
             let mut table = lock(&self.inner);
             table.closed.get_or_insert_with(|| reason.to_owned());
             std::mem::take(&mut table.calls)
         };
-        for (_, call) in calls {
+        let mut cancellable = Vec::new();
+        for (id, call) in calls {
+            if call.cancellable {
+                cancellable.push(id);
+            }
             let _ = call.waiter.send(Err(PeerError::Closed(reason.to_owned())));
         }
+        cancellable.sort_unstable();
+        cancellable
     }
 
     /// Why the table was closed, if it was.

@@ -73,6 +73,9 @@ impl Handler for TestHandler {
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {
+        if notification.method == "test/panic" {
+            panic!("a notification hook panicked");
+        }
         lock(&self.notifications).push(notification.method);
     }
 }
@@ -338,6 +341,68 @@ async fn local_close_fails_pending_and_finishes() {
     tokio::time::timeout(Duration::from_secs(2), pa.closed())
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn local_close_tells_the_other_side_to_stop_but_never_cancels_initialize() {
+    let (peer, mut source, _sink) = raw_peer(Arc::new(TestHandler::default()));
+    let calls: Vec<_> = ["initialize", "slow"]
+        .into_iter()
+        .map(|method| {
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                peer.request_raw(method, None, RequestOptions::default())
+                    .await
+            })
+        })
+        .collect();
+    let mut ids = HashMap::new();
+    for _ in 0..2 {
+        match recv(&mut source).await {
+            Message::Request(r) => ids.insert(r.method.clone(), r.id.clone()),
+            other => panic!("expected a request, got {other:?}"),
+        };
+    }
+    peer.close();
+    for call in calls {
+        let err = call.await.unwrap().unwrap_err();
+        assert!(matches!(err, PeerError::Closed(_)), "{err:?}");
+    }
+    let Message::Notification(cancel) = recv(&mut source).await else {
+        panic!("expected notifications/cancelled");
+    };
+    assert_eq!(cancel.method, "notifications/cancelled");
+    let params: CancelledParams = cancel.params_as().unwrap();
+    assert_eq!(params.request_id.as_ref(), ids.get("slow"));
+    // Nothing for `initialize`: the transport closes next.
+    let rest = tokio::time::timeout(Duration::from_secs(2), source.recv()).await;
+    assert!(matches!(rest, Ok(None)), "{rest:?}");
+    tokio::time::timeout(Duration::from_secs(2), peer.closed())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_panicking_read_loop_still_ends_the_peer() {
+    let (peer, mut source, sink) = raw_peer(Arc::new(TestHandler::default()));
+    sink.send_ok(request(1, "slow", json!({}))).await;
+    let call = tokio::spawn({
+        let peer = peer.clone();
+        async move {
+            peer.request_raw("echo", None, RequestOptions::default())
+                .await
+        }
+    });
+    let _ = recv(&mut source).await;
+    let boom = Notification::new("test/panic", &json!({})).unwrap();
+    sink.send_ok(Outgoing::new(Message::Notification(boom)))
+        .await;
+    tokio::time::timeout(Duration::from_secs(2), peer.closed())
+        .await
+        .expect("closed() returns after the read loop panicked");
+    let err = call.await.unwrap().unwrap_err();
+    assert!(matches!(err, PeerError::Closed(_)), "{err:?}");
+    assert!(peer.is_closed());
 }
 
 #[tokio::test]

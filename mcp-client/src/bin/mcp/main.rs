@@ -4,7 +4,8 @@
 //! MCP server (`mcp proxy`).
 //!
 //! Exit statuses: 0 success; 1 a tool answered with `isError`; 2 usage, config or
-//! connection errors.
+//! connection errors; 130 interrupted by SIGINT or SIGTERM (after closing the servers; see
+//! `interrupt`).
 
 /// Like `println!` to stdout, but a closed pipe (`mcp tools | head`) is not a panic.
 macro_rules! outln {
@@ -24,6 +25,7 @@ macro_rules! out {
 
 mod commands;
 mod config_path;
+mod interrupt;
 mod output;
 
 use std::path::PathBuf;
@@ -140,8 +142,12 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let code = runtime.block_on(commands::run(cli));
-    // Servers were closed by the command; do not wait on stray blocking tasks.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
-    code
+    let ending = runtime.block_on(interrupt::run(commands::run(cli)));
+    // Servers were closed (or killed); do not wait long on stray blocking tasks.
+    let wait = match ending {
+        interrupt::Ending::Forced => std::time::Duration::from_millis(100),
+        _ => std::time::Duration::from_secs(2),
+    };
+    runtime.shutdown_timeout(wait);
+    ending.exit_code()
 }

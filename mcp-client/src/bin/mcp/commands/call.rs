@@ -8,7 +8,7 @@ use std::sync::Arc;
 use mcp_client::hub::{exposed_name, Hub, HubError, ServerStatus};
 use mcp_client::{CallOptions, ServerEvent};
 
-use super::{load, parse_object, Failure, Outcome, EXIT_TOOL_ERROR};
+use super::{connect, load, parse_object, Failure, Outcome, EXIT_TOOL_ERROR};
 use crate::config_path::ConfigSource;
 use crate::output::{render_result, ProgressReporter};
 
@@ -26,7 +26,7 @@ pub async fn call(source: &ConfigSource, name: &str, args: Option<&str>, as_json
     if !owners.is_empty() {
         config.servers.retain(|s| owners.contains(&s.name));
     }
-    let hub = Hub::connect(
+    let hub = connect(
         config,
         mcp_client::hub::HubOptions {
             restart: None,

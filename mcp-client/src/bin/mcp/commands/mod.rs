@@ -106,7 +106,14 @@ pub async fn open_hub(source: &ConfigSource, only: Option<&str>) -> Result<Hub, 
         restart: None,
         ..HubOptions::default()
     };
-    Ok(Hub::connect(config, options).await)
+    Ok(connect(config, options).await)
+}
+
+/// Connects a hub that a signal will close (see [`crate::interrupt`]).
+pub async fn connect(config: HubConfig, options: HubOptions) -> Hub {
+    let hub = Hub::connect(config, options).await;
+    crate::interrupt::track(&hub);
+    hub
 }
 
 /// Parses a JSON object given on the command line.

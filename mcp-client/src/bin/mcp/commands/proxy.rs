@@ -4,15 +4,17 @@
 use std::process::ExitCode;
 
 use mcp_client::hub::proxy::{follow_changes, proxy_server};
-use mcp_client::hub::{Hub, HubOptions, ServerStatus};
+use mcp_client::hub::{HubOptions, ServerStatus};
 
-use super::{load, Failure, Outcome};
+use super::{connect, load, Failure, Outcome};
 use crate::config_path::ConfigSource;
+use crate::interrupt;
 
-/// Connects the hub and serves it until stdin closes (stdio) or a signal arrives (HTTP).
+/// Connects the hub and serves it until stdin closes (stdio) or a signal arrives (HTTP, which
+/// then exits 0; see [`crate::interrupt`]).
 pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
     let config = load(source)?;
-    let hub = Hub::connect(config, HubOptions::default()).await;
+    let hub = connect(config, HubOptions::default()).await;
     for s in hub.servers() {
         if let ServerStatus::Failed(reason) = &s.status {
             eprintln!("mcp proxy: server {} failed: {reason}", s.config.name);
@@ -44,24 +46,8 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
         "mcp proxy: serving Streamable HTTP at http://{0}/mcp and legacy SSE at http://{0}/sse",
         http.local_addr()
     );
-    wait_for_signal().await;
-    http.shutdown().await;
+    // A signal stops the HTTP server and closes the hub (`interrupt::run`).
+    interrupt::serve_until_signal(http).await;
     follower.abort();
-    hub.close().await;
     Ok(ExitCode::SUCCESS)
-}
-
-async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }
