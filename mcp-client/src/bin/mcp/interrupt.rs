@@ -44,8 +44,7 @@ pub fn track(hub: &Hub) {
 }
 
 /// Serves until a signal: `http` stops on one (no new connections, in-flight requests get
-/// its grace), the hubs are closed, and `mcp` exits 0, since a signal is how a server is
-/// asked to stop.
+/// its grace), the hubs are closed, and `mcp` exits 130 like every other command.
 pub async fn serve_until_signal(http: HttpServer) {
     open().http.push(http);
     std::future::pending::<()>().await
@@ -56,10 +55,7 @@ pub enum Ending {
     /// The command finished; its exit status.
     Finished(ExitCode),
     /// A signal stopped it and the servers were closed (or killed when the close ran over).
-    Interrupted {
-        /// A server asked to stop by the signal: exit 0 rather than 130.
-        served: bool,
-    },
+    Interrupted,
     /// A second signal: the servers were killed; exit at once.
     Forced,
 }
@@ -69,10 +65,7 @@ impl Ending {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Ending::Finished(code) => *code,
-            Ending::Interrupted { served: true } => ExitCode::SUCCESS,
-            Ending::Interrupted { served: false } | Ending::Forced => {
-                ExitCode::from(EXIT_INTERRUPTED)
-            }
+            Ending::Interrupted | Ending::Forced => ExitCode::from(EXIT_INTERRUPTED),
         }
     }
 }
@@ -101,14 +94,13 @@ pub async fn run(command: impl Future<Output = ExitCode>) -> Ending {
     drop(command);
     eprintln!("mcp: {name}: closing the servers (again to exit at once)");
     let (hubs, http) = take_open();
-    let served = !http.is_empty();
     tokio::select! {
         closed = close_all(&hubs, http) => {
             if !closed {
                 eprintln!("mcp: the servers did not close within {}s; killing them", CLOSE_LIMIT.as_secs());
             }
             kill(&hubs);
-            Ending::Interrupted { served }
+            Ending::Interrupted
         }
         name = signals.next() => {
             eprintln!("mcp: {name} again: killing the servers");
