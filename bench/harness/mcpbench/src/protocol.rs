@@ -45,7 +45,9 @@ pub fn check_call(answer: &Value) -> Result<u64, String> {
         return Err(format!("call {id}: isError: {result}"));
     }
     let text = result
-        .pointer("/content/0/text")
+        .get("content")
+        .and_then(|content| content.get(0))
+        .and_then(|first| first.get("text"))
         .and_then(Value::as_str)
         .unwrap_or_default();
     if text.contains("thunderstorms") {

@@ -7,6 +7,7 @@ use crate::stats::Latencies;
 use crate::{bounded, fatal, Options};
 use serde_json::Value;
 use std::process::Stdio;
+use std::rc::Rc;
 use std::time::Instant;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -16,7 +17,8 @@ use tokio::sync::Semaphore;
 struct Server {
     child: Child,
     pid: u32,
-    input: ChildStdin,
+    /// Taken by the pipelined writer task while it runs.
+    input: Option<ChildStdin>,
     output: BufReader<ChildStdout>,
     line: Vec<u8>,
     outgoing: Vec<u8>,
@@ -38,7 +40,7 @@ impl Server {
             .unwrap_or_else(|e| fatal(format!("cannot start {command:?}: {e}")));
         Server {
             pid: child.id().unwrap_or(0),
-            input: child.stdin.take().expect("stdin is piped"),
+            input: child.stdin.take(),
             output: BufReader::with_capacity(
                 64 * 1024,
                 child.stdout.take().expect("stdout is piped"),
@@ -54,11 +56,12 @@ impl Server {
         self.outgoing.clear();
         self.outgoing.extend_from_slice(message);
         self.outgoing.push(b'\n');
-        self.input
+        let input = self.input.as_mut().expect("stdin is back from the writer");
+        input
             .write_all(&self.outgoing)
             .await
             .map_err(|e| format!("write to server: {e}"))?;
-        self.input
+        input
             .flush()
             .await
             .map_err(|e| format!("flush to server: {e}"))
@@ -203,78 +206,72 @@ async fn sequential(
     rate
 }
 
-/// N calls with up to K in flight: a writer sends a request whenever an answer frees a slot,
-/// putting every request whose slot is free into one write, while the reader checks the answers
-/// (in any order, each id exactly once).
+/// N calls with up to K in flight: a writer task sends requests whenever answers free slots,
+/// putting every request whose slot is free into one write, while this task reads and checks the
+/// answers (in any order, each id exactly once).
 async fn pipelined(o: &Options, server: &mut Server, next_id: &mut u64, n: usize) {
     let first = *next_id;
     let end = first + n as u64;
     *next_id = end;
-    let slots = Semaphore::new(o.in_flight);
+    let slots = Rc::new(Semaphore::new(o.in_flight));
+    let mut input = server.input.take().expect("stdin is with the server");
     let cpu = CpuWindow::open(Some(server.pid));
     let started = Instant::now();
-    let Server {
-        input,
-        output,
-        line,
-        ..
-    } = server;
 
-    let writer = async {
-        let mut batch: Vec<u8> = Vec::with_capacity(o.in_flight * 128);
+    let writer_slots = slots.clone();
+    let room = o.in_flight * 128;
+    let writer = tokio::task::spawn_local(async move {
+        let mut batch: Vec<u8> = Vec::with_capacity(room);
         let mut id = first;
+        let mut outcome = Ok(());
         while id < end {
-            slots
-                .acquire()
-                .await
-                .expect("the semaphore stays open")
-                .forget();
+            let Ok(permit) = writer_slots.acquire().await else {
+                break;
+            };
+            permit.forget();
             batch.clear();
-            protocol::push_call(&mut batch, id);
-            batch.push(b'\n');
-            id += 1;
-            while id < end {
-                let Ok(permit) = slots.try_acquire() else {
-                    break;
-                };
-                permit.forget();
+            loop {
                 protocol::push_call(&mut batch, id);
                 batch.push(b'\n');
                 id += 1;
+                match writer_slots.try_acquire() {
+                    Ok(permit) if id < end => permit.forget(),
+                    _ => break,
+                }
             }
-            input
-                .write_all(&batch)
-                .await
-                .map_err(|e| format!("pipelined write: {e}"))?;
-            input
-                .flush()
-                .await
-                .map_err(|e| format!("pipelined flush: {e}"))?;
-        }
-        Ok::<(), String>(())
-    };
-    let reader = async {
-        let mut answered = vec![false; n];
-        let mut max_reorder = 0u64;
-        for position in first..end {
-            let answer = next_response(output, line)
-                .await
-                .unwrap_or_else(|e| fatal(format!("pipelined: {e}")));
-            let id =
-                protocol::check_call(&answer).unwrap_or_else(|e| fatal(format!("pipelined: {e}")));
-            if !(first..end).contains(&id)
-                || std::mem::replace(&mut answered[(id - first) as usize], true)
+            if let Err(e) = async {
+                input.write_all(&batch).await?;
+                input.flush().await
+            }
+            .await
             {
-                fatal(format!("pipelined: unexpected or repeated id {id}"));
+                outcome = Err(format!("pipelined write: {e}"));
+                break;
             }
-            max_reorder = max_reorder.max(id.abs_diff(position));
-            slots.add_permits(1);
         }
-        max_reorder
-    };
-    let (written, max_reorder) = tokio::join!(writer, reader);
+        (input, outcome)
+    });
+
+    let mut answered = vec![false; n];
+    let mut max_reorder = 0u64;
+    for position in first..end {
+        let answer = server
+            .response()
+            .await
+            .unwrap_or_else(|e| fatal(format!("pipelined: {e}")));
+        let id = protocol::check_call(&answer).unwrap_or_else(|e| fatal(format!("pipelined: {e}")));
+        if !(first..end).contains(&id)
+            || std::mem::replace(&mut answered[(id - first) as usize], true)
+        {
+            fatal(format!("pipelined: unexpected or repeated id {id}"));
+        }
+        max_reorder = max_reorder.max(id.abs_diff(position));
+        slots.add_permits(1);
+    }
     let elapsed = started.elapsed().as_secs_f64();
-    written.unwrap_or_else(|e| fatal(e));
+    let (input, outcome) = writer.await.expect("the writer task panicked");
+    server.input = Some(input);
+    outcome.unwrap_or_else(|e| fatal(e));
     Line::new(&o.label)
         .text("transport", "stdio")
         .text("metric", "pipe")
@@ -331,7 +328,10 @@ pub async fn run(o: Options, command: Vec<String>) {
         // Plan no more than about max_secs of work at twice the sequential rate (1000 at least).
         let affordable = (sequential_rate * 2.0 * o.max_secs).min(usize::MAX as f64) as usize;
         let n = o.pipe_n.min(affordable.max(1000));
-        bounded(&o, "pipe", pipelined(&o, &mut server, &mut next_id, n)).await;
+        // The writer is a task of its own beside this one, on this same thread.
+        let tasks = tokio::task::LocalSet::new();
+        let run = pipelined(&o, &mut server, &mut next_id, n);
+        tasks.run_until(bounded(&o, "pipe", run)).await;
     }
     if o.wants("rss") {
         procfs::print_memory(&o.label, "stdio", server.pid);
