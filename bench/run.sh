@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole benchmark in one command: the neutral harness's peers (raw Rust, raw hyper, rmcp, the
-# TypeScript and Python SDKs) and ours, measured in the same session with interleaved rounds,
-# then the harness's summary and our targets (bench/targets.py). See BENCHMARKS.md.
+# The whole benchmark in one command: the comparison peers of bench/harness/ (raw Rust, raw hyper,
+# rmcp, the TypeScript and Python SDKs) and ours, measured in the same session by the harness's
+# driver (mcpbench) with interleaved rounds, then the harness's summary and our targets
+# (bench/targets.py). See BENCHMARKS.md and bench/harness/README.md.
 #
 #   bench/run.sh                    build what is missing, 3 rounds, medians
 #   QUICK=1 bench/run.sh            smoke run: tiny N, 1 round
@@ -12,18 +13,16 @@
 # Labels for ONLY: the stdio and HTTP rows below; clients need "clients" or "client-LABEL"
 # (e.g. client-ours-client); the idle-session measurement runs with "ours" or "idle".
 # Where things go:
-#   MCP_BENCH_HARNESS  the read-only harness to copy (default: ../shared/bench beside the repo)
-#   MCP_BENCH_DIR      working folder (default: target/bench of the repo); the harness is copied
-#                      to $MCP_BENCH_DIR/harness once and reused; results go to
-#                      $MCP_BENCH_DIR/results/<stamp>/ (or OUT)
-#   MCP_BENCH_COPY     use this already-built writable copy of the harness instead
+#   MCP_BENCH_DIR      working folder (default: target/bench of the repo): the harness's cargo
+#                      builds ($MCP_BENCH_DIR/harness-target), the TypeScript peers with their
+#                      node_modules ($MCP_BENCH_DIR/ts), the Python venvs ($MCP_BENCH_DIR/py-mcp2,
+#                      py-mcp1); results go to $MCP_BENCH_DIR/results/<stamp>/ (or OUT)
 # Nothing in `cargo test` runs this script.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-HARNESS_SRC=${MCP_BENCH_HARNESS:-$REPO/../shared/bench}
+HARNESS="$REPO/bench/harness"
 WORK=${MCP_BENCH_DIR:-$REPO/target/bench}
-COPY=${MCP_BENCH_COPY:-$WORK/harness}
 ROUNDS=${ROUNDS:-3}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$WORK/results/$STAMP}
@@ -31,7 +30,7 @@ OUT=${OUT:-$WORK/results/$STAMP}
 say() { echo "bench: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
-# ---- sizes: the harness's (same names, same defaults, same QUICK values) ----------------------
+# ---- sizes (the same names, defaults and QUICK values as BENCHMARKS.md's runs) -------------------
 N_FAST=${N_FAST:-20000}; N_SLOW=${N_SLOW:-5000}
 PIPE_FAST=${PIPE_FAST:-100000}; PIPE_SLOW=${PIPE_SLOW:-10000}
 K=${K:-64}; SPAWNS=${SPAWNS:-20}; WARMUP=${WARMUP:-500}
@@ -46,24 +45,39 @@ fi
 CLOCK="--clock 2026-08-02T07:00:00Z"
 PORT_OURS=18120; PORT_OURS_STATELESS=18121; PORT_IDLE=18122
 
-# ---- the harness: a writable copy, built as run-all.sh builds it ------------------------------
-if [[ ! -d "$COPY" ]]; then
-  [[ -f "$HARNESS_SRC/run-all.sh" ]] || fail "no harness at $HARNESS_SRC (set MCP_BENCH_HARNESS)"
-  say "copying the harness $HARNESS_SRC -> $COPY"
-  mkdir -p "$(dirname "$COPY")"
-  rm -rf "$COPY.partial"; mkdir -p "$COPY.partial"
-  # Build products of the source are left behind; the copy builds its own.
-  tar -C "$HARNESS_SRC" --exclude=target --exclude=node_modules --exclude=venv --exclude=venv1 \
-      --exclude=results -cf - . | tar -C "$COPY.partial" -xf -
-  chmod -R u+w "$COPY.partial"
-  mv "$COPY.partial" "$COPY"
-fi
-MCPBENCH="$COPY/mcpbench/target/release/mcpbench"
-RAWRUST="$COPY/raw-rust/target/release/raw-rust-weather"
-RAWHYPER="$COPY/raw-hyper/target/release/raw-hyper-weather"
-RMCP="$COPY/rmcp-weather/target/release"
-PY2="$COPY/py/venv/bin/python"
-PY1="$COPY/py/venv1/bin/python"
+# ---- the harness: built and installed under $WORK, sources stay in bench/harness ---------------
+HARNESS_TARGET="$WORK/harness-target"
+MCPBENCH="$HARNESS_TARGET/release/mcpbench"
+RAWRUST="$HARNESS_TARGET/release/raw-rust-weather"
+RAWHYPER="$HARNESS_TARGET/release/raw-hyper-weather"
+RMCP="$HARNESS_TARGET/release"
+TS="$WORK/ts"
+PY2="$WORK/py-mcp2/bin/python"
+PY1="$WORK/py-mcp1/bin/python"
+PYSERVER="$HARNESS/py/server.py"
+PYCLIENT="$HARNESS/py/client.py"
+
+# venv DIR REQUIREMENTS: a Python venv at DIR holding exactly REQUIREMENTS (remade when they change).
+venv() {
+  local dir=$1 requirements=$2
+  if [[ -x "$dir/bin/python" ]] && cmp -s "$requirements" "$dir/requirements.txt"; then return 0; fi
+  say "installing $(basename "$requirements") into $dir"
+  rm -rf "$dir"
+  python3 -m venv "$dir"
+  "$dir/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+  cp "$requirements" "$dir/requirements.txt"
+}
+
+# The TypeScript peers run from $TS, where npm ci puts the pinned SDK beside them.
+ts_peers() {
+  mkdir -p "$TS"
+  cp "$HARNESS"/ts/*.mjs "$TS/"
+  if [[ -d "$TS/node_modules/@modelcontextprotocol/sdk" ]] \
+     && cmp -s "$HARNESS/ts/package-lock.json" "$TS/package-lock.json"; then return 0; fi
+  say "installing the TypeScript SDK peers into $TS"
+  cp "$HARNESS/ts/package.json" "$HARNESS/ts/package-lock.json" "$TS/"
+  (cd "$TS" && npm ci --silent --no-audit --no-fund)
+}
 
 # Our binaries land in the workspace's target directory (CARGO_TARGET_DIR or build.target-dir).
 TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
@@ -76,14 +90,16 @@ CLIENT="$TARGET/release/examples/bench_client"
 IDLE="$TARGET/release/examples/idle_sessions"
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
-  say "building the harness peers (idempotent)"
-  for crate in mcpbench raw-rust raw-hyper rmcp-weather; do
-    # Each harness crate is standalone and keeps its build in its own target/.
-    (cd "$COPY/$crate" && env -u CARGO_TARGET_DIR -u CARGO_BUILD_TARGET_DIR cargo build --release --quiet)
+  say "building the harness (idempotent)"
+  # Its own workspace and target folder: none of it enters the main workspace's build. Each crate
+  # is built on its own so that no peer gets another's dependency features.
+  for crate in mcpbench raw-rust-weather raw-hyper-weather rmcp-weather; do
+    CARGO_TARGET_DIR="$HARNESS_TARGET" cargo build --release --quiet --locked \
+      --manifest-path "$HARNESS/Cargo.toml" -p "$crate"
   done
-  [[ -d "$COPY/ts/node_modules/@modelcontextprotocol/sdk" ]] || (cd "$COPY/ts" && npm ci --silent)
-  [[ -x "$PY2" ]] || (python3 -m venv "$COPY/py/venv" && "$COPY/py/venv/bin/pip" install -q -r "$COPY/py/requirements-v2.txt")
-  [[ -x "$PY1" ]] || (python3 -m venv "$COPY/py/venv1" && "$COPY/py/venv1/bin/pip" install -q -r "$COPY/py/requirements-v1.txt")
+  ts_peers
+  venv "$WORK/py-mcp2" "$HARNESS/py/requirements-mcp2.txt"
+  venv "$WORK/py-mcp1" "$HARNESS/py/requirements-mcp1.txt"
   say "building ours (release)"
   "$REPO/scripts/build-static.sh" > /dev/null
   (cd "$REPO" && cargo build --release --quiet -p weather-server \
@@ -128,16 +144,16 @@ start_server() {
 }
 stop_server() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
 
-# ---- the rows: the harness's, plus ours --------------------------------------------------------
+# ---- the rows: the peers', plus ours ---------------------------------------------------------
 # stdio: label | sequential N | pipelined N | command
 STDIO_ROWS=(
   "raw-rust|$N_FAST|$PIPE_FAST|$RAWRUST"
   "rmcp|$N_FAST|$PIPE_FAST|$RMCP/rmcp-weather-stdio"
   "rmcp-stdio_pipes|$N_FAST|$PIPE_FAST|$RMCP/rmcp-weather-stdio-pipes"
-  "ts-sdk|$N_FAST|$PIPE_FAST|node $COPY/ts/server-stdio.mjs"
-  "raw-node|$N_FAST|$PIPE_FAST|node $COPY/ts/raw-server.mjs"
-  "py-mcp2|$N_SLOW|$PIPE_SLOW|$PY2 $COPY/py/server.py stdio"
-  "py-fastmcp1|$N_SLOW|$PIPE_SLOW|$PY1 $COPY/py/server.py stdio"
+  "ts-sdk|$N_FAST|$PIPE_FAST|node $TS/server-stdio.mjs"
+  "raw-node|$N_FAST|$PIPE_FAST|node $TS/raw-server.mjs"
+  "py-mcp2|$N_SLOW|$PIPE_SLOW|$PY2 $PYSERVER stdio"
+  "py-fastmcp1|$N_SLOW|$PIPE_SLOW|$PY1 $PYSERVER stdio"
   "ours|$N_FAST|$PIPE_FAST|$WEATHER $CLOCK"
   "ours-dynamic|$N_FAST|$PIPE_FAST|$WEATHER_DYNAMIC $CLOCK"
 )
@@ -148,21 +164,21 @@ HTTP_ROWS=(
   "rmcp|$HTTP_FAST|18101|$RMCP/rmcp-weather-http {PORT} stateful nodelay"
   "rmcp-stateless|$HTTP_FAST|18102|$RMCP/rmcp-weather-http {PORT} stateless nodelay"
   "rmcp-axum-default|$HTTP_NAGLE|18103|$RMCP/rmcp-weather-http {PORT} stateful default"
-  "ts-sdk|$HTTP_MED|18104|node $COPY/ts/server-http.mjs {PORT} stateful"
-  "ts-sdk-stateless|$HTTP_MED|18105|node $COPY/ts/server-http.mjs {PORT} stateless"
-  "py-mcp2|$HTTP_SLOW|18106|$PY2 $COPY/py/server.py http {PORT} stateful"
-  "py-mcp2-stateless|$HTTP_SLOW|18107|$PY2 $COPY/py/server.py http {PORT} stateless"
-  "py-fastmcp1|$HTTP_SLOW|18108|$PY1 $COPY/py/server.py http {PORT} stateful"
-  "py-fastmcp1-stateless|$HTTP_SLOW|18109|$PY1 $COPY/py/server.py http {PORT} stateless"
+  "ts-sdk|$HTTP_MED|18104|node $TS/server-http.mjs {PORT} stateful"
+  "ts-sdk-stateless|$HTTP_MED|18105|node $TS/server-http.mjs {PORT} stateless"
+  "py-mcp2|$HTTP_SLOW|18106|$PY2 $PYSERVER http {PORT} stateful"
+  "py-mcp2-stateless|$HTTP_SLOW|18107|$PY2 $PYSERVER http {PORT} stateless"
+  "py-fastmcp1|$HTTP_SLOW|18108|$PY1 $PYSERVER http {PORT} stateful"
+  "py-fastmcp1-stateless|$HTTP_SLOW|18109|$PY1 $PYSERVER http {PORT} stateless"
   "ours|$HTTP_FAST|$PORT_OURS|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
   "ours-stateless|$HTTP_FAST|$PORT_OURS_STATELESS|$WEATHER $CLOCK --http 127.0.0.1:{PORT} --stateless"
 )
 # clients (each against the raw Rust stdio server): label | command
 CLIENT_ROWS=(
   "rmcp-client|$RMCP/rmcp-client $CLIENT_N -- $RAWRUST"
-  "ts-client|node $COPY/ts/client.mjs $CLIENT_N $RAWRUST"
-  "py-mcp2-client|$PY2 $COPY/py/client.py $CLIENT_N $RAWRUST"
-  "py-mcp1-client|$PY1 $COPY/py/client.py $CLIENT_N $RAWRUST"
+  "ts-client|node $TS/client.mjs $CLIENT_N $RAWRUST"
+  "py-mcp2-client|$PY2 $PYCLIENT $CLIENT_N $RAWRUST"
+  "py-mcp1-client|$PY1 $PYCLIENT $CLIENT_N $RAWRUST"
   "ours-client|$CLIENT $CLIENT_N -- $RAWRUST"
 )
 
@@ -249,8 +265,12 @@ version_of() { grep -A1 "name = \"$1\"" "$2" 2>/dev/null | sed -n 's/^version = 
   echo "node: $(node --version 2>/dev/null || echo none)"
   echo "python: $(python3 --version 2>&1)"
   echo "ours: $(cd "$REPO" && git describe --always --dirty 2>/dev/null || echo unknown)"
-  echo "hyper (raw-hyper): $(version_of hyper "$COPY/raw-hyper/Cargo.lock")"
-  echo "rmcp: $(version_of rmcp "$COPY/rmcp-weather/Cargo.lock")"
+  echo "hyper (raw-hyper): $(version_of hyper "$HARNESS/Cargo.lock")"
+  echo "rmcp: $(version_of rmcp "$HARNESS/Cargo.lock")"
+  echo "typescript sdk: $(sed -n 's/^ *"version": "\(.*\)",$/\1/p' \
+    "$TS/node_modules/@modelcontextprotocol/sdk/package.json" 2>/dev/null | head -1)"
+  echo "python mcp: $("$PY2" -m pip show mcp 2>/dev/null | sed -n 's/^Version: //p') (py-mcp2)," \
+    "$("$PY1" -m pip show mcp 2>/dev/null | sed -n 's/^Version: //p') (py-fastmcp1)"
   echo "N_FAST=$N_FAST N_SLOW=$N_SLOW PIPE_FAST=$PIPE_FAST PIPE_SLOW=$PIPE_SLOW K=$K SPAWNS=$SPAWNS WARMUP=$WARMUP"
   echo "HTTP_FAST=$HTTP_FAST HTTP_MED=$HTTP_MED HTTP_SLOW=$HTTP_SLOW HTTP_NAGLE=$HTTP_NAGLE CLIENT_N=$CLIENT_N"
   echo "IDLE_SESSIONS=$IDLE_SESSIONS ROUNDS=$ROUNDS MAX_SECS=$MAX_SECS ONLY=${ONLY:-}"
@@ -272,7 +292,7 @@ for round in $(seq "$ROUNDS"); do
   measure_raw_client "$round"
 done
 
-python3 "$COPY/summarize.py" "$RAW" "$OUT" > /dev/null
+python3 "$HARNESS/summarize.py" "$RAW" "$OUT" > /dev/null
 python3 "$REPO/bench/targets.py" "$RAW" "$OUT/targets.md"
 cat "$OUT/targets.md"
 say "results: $OUT"

@@ -1,0 +1,12 @@
+# Sourced by the conformance scripts: which suite release to use and where it lives.
+# A later suite (say 0.2.0-alpha.12, for the 2026-07-28 era) is one variable away:
+#   CONFORMANCE_VERSION=0.2.0-alpha.12 scripts/official-conformance.sh
+# and installs into its own folder beside the default one, so both can stay installed.
+# shellcheck shell=bash
+conformance_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+: "${CONFORMANCE_VERSION:=0.1.16}"
+: "${CONFORMANCE_NODE:=22.23.5}"
+: "${CONFORMANCE_SDK:=1.32.2}"
+: "${CONFORMANCE_HOME:=$conformance_repo/target/conformance}"
+: "${CONFORMANCE_DIR:=$CONFORMANCE_HOME/$CONFORMANCE_VERSION}"
+export CONFORMANCE_VERSION CONFORMANCE_NODE CONFORMANCE_SDK CONFORMANCE_HOME CONFORMANCE_DIR
