@@ -173,15 +173,21 @@ fn encode_into(out: &mut String, value: &str, reserved: bool) {
     }
 }
 
+/// Percent-decodes: `%` and two hex digits is a byte, anything else stays as it is.
 fn decode(value: &str) -> String {
+    fn hex(digit: u8) -> Option<u8> {
+        // Only digits and letters: `u8::from_str_radix` would also take a sign (`%+1`).
+        (digit as char)
+            .to_digit(16)
+            .and_then(|d| u8::try_from(d).ok())
+    }
     let bytes = value.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-            if let Some(b) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                out.push(b);
+            if let (Some(high), Some(low)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push(high * 16 + low);
                 i += 3;
                 continue;
             }
@@ -238,6 +244,22 @@ mod tests {
         let t = UriTemplate::parse("test://item/{id}").unwrap();
         assert_eq!(t.matches("test://item/42"), Some(vars(&[("id", "42")])));
         assert_eq!(t.matches("test://item/"), None);
+    }
+
+    #[test]
+    fn percent_decoding_takes_two_hex_digits_only() {
+        // Found by fuzzing: `%+e` decoded as the byte 0x0e, since `from_str_radix` takes a sign.
+        let t = UriTemplate::parse("x://{v}").unwrap();
+        for (uri, value) in [
+            ("x://%+e", "%+e"),
+            ("x://%+1%-1", "%+1%-1"),
+            ("x://%4", "%4"),
+            ("x://%zz%41", "%zzA"),
+            ("x://a%2", "a%2"),
+            ("x://%C3%A9%e9", "\u{e9}\u{fffd}"),
+        ] {
+            assert_eq!(t.matches(uri), Some(vars(&[("v", value)])), "{uri}");
+        }
     }
 
     #[test]
