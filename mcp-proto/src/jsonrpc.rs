@@ -578,10 +578,16 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
     let env: Envelope = match parsed {
         Ok(env) => env,
         Err(e) => {
-            // Valid JSON of the wrong shape is an invalid request; anything else is a parse error.
-            return Err(match serde_json::from_slice::<IgnoredAny>(bytes) {
-                Ok(_) => InvalidMessage::new(None, "a message must be a JSON object"),
-                Err(_) => InvalidMessage::new(None, format!("{NOT_JSON}{e}")),
+            // Valid JSON of the wrong shape is an invalid request; anything else (including text
+            // that is not UTF-8, which skipping a value does not check) is a parse error.
+            let json = std::str::from_utf8(bytes).is_ok()
+                && serde_json::from_slice::<IgnoredAny>(bytes).is_ok();
+            return Err(if !json {
+                InvalidMessage::new(None, format!("{NOT_JSON}{e}"))
+            } else if is_object {
+                InvalidMessage::new(None, format!("not a JSON-RPC message: {e}"))
+            } else {
+                InvalidMessage::new(None, "a message must be a JSON object")
             });
         }
     };
@@ -596,7 +602,10 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
     let known_id = id.clone().flatten();
     let fail = |reason: &str| Err(InvalidMessage::new(known_id.clone(), reason));
     match env.jsonrpc {
-        Some(v) if v.get() == "\"2.0\"" => {}
+        // The usual spelling first; an escaped one (`"2\u002e0"`) is the same string.
+        Some(v)
+            if v.get() == "\"2.0\""
+                || serde_json::from_str::<String>(v.get()).is_ok_and(|t| t == "2.0") => {}
         Some(_) => return fail("\"jsonrpc\" must be \"2.0\""),
         None => return fail("missing \"jsonrpc\": \"2.0\""),
     }
@@ -818,6 +827,34 @@ mod tests {
             parse(text.as_bytes()),
             Err(ParseError::Invalid(_))
         ));
+    }
+
+    #[test]
+    fn what_the_fuzzer_found_in_the_error_paths() {
+        // The version is compared as a string, not as text.
+        let text = r#"{"jsonrpc":"2\u002e0","id":1,"method":"ping"}"#;
+        assert!(matches!(
+            parse(text.as_bytes()),
+            Ok(Incoming::Single(Message::Request(_)))
+        ));
+        // Bytes that are not UTF-8 are not JSON: -32700, whatever field they sit in.
+        let mut bytes = br#"{"jsonrpc":"2.0","id":1,"method":"?"}"#.to_vec();
+        let at = bytes
+            .iter()
+            .position(|b| *b == b'?')
+            .expect("a placeholder");
+        bytes[at] = 0xff;
+        assert!(
+            matches!(parse(&bytes), Err(ParseError::Json(_))),
+            "{:?}",
+            parse(&bytes)
+        );
+        // A repeated member says so, instead of "must be an object".
+        let text = r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#;
+        let Err(ParseError::Invalid(invalid)) = parse(text.as_bytes()) else {
+            panic!("a repeated id is invalid")
+        };
+        assert!(invalid.reason.contains("duplicate field"), "{invalid:?}");
     }
 
     #[test]

@@ -195,12 +195,23 @@ impl Variables {
     }
 }
 
-/// Clamps a timeout in seconds as Cline does: not a finite number means 60; else 1..3600.
+/// Clamps a timeout in seconds as Cline does: not a finite number means 60; else 1..3600,
+/// rounded to the millisecond (so that writing it back as seconds gives the same value).
 pub fn clamp_timeout(seconds: f64) -> Duration {
     if !seconds.is_finite() {
         return DEFAULT_TIMEOUT;
     }
-    Duration::from_secs_f64(seconds.clamp(1.0, 3600.0))
+    // Within 1000..=3_600_000 after the clamp, so the cast is exact.
+    Duration::from_millis((seconds.clamp(1.0, 3600.0) * 1000.0).round() as u64)
+}
+
+/// A timeout as the seconds a Cline file holds: an integer when whole, else a fraction.
+fn timeout_seconds(timeout: Duration) -> Value {
+    if timeout.subsec_millis() == 0 {
+        timeout.as_secs().into()
+    } else {
+        (timeout.as_millis() as f64 / 1000.0).into()
+    }
 }
 
 struct Ctx<'a> {
@@ -765,7 +776,7 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     // Only Cline has a timeout field; in a Claude Desktop file it would also make the file
     // read back as Cline's.
     if server.timeout != DEFAULT_TIMEOUT && format == ConfigFormat::Cline {
-        entry.insert("timeout".into(), server.timeout.as_secs().into());
+        entry.insert("timeout".into(), timeout_seconds(server.timeout));
     }
     if server.disabled {
         entry.insert("disabled".into(), true.into());

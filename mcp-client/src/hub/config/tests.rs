@@ -344,3 +344,26 @@ fn validation_as_cline_does() {
     assert_eq!(clamp_timeout(0.2), Duration::from_secs(1));
     assert_eq!(clamp_timeout(7200.0), Duration::from_secs(3600));
 }
+
+#[test]
+fn a_fractional_timeout_survives_writing_back() {
+    // Found by fuzzing: 5.5 s was written back as 5 (whole seconds only), so a server removed and
+    // added again, or added with `mcp add --timeout 2.5`, got another timeout in the file.
+    let c =
+        parse(r#"{"mcpServers": {"s": {"type": "sse", "url": "http://h/sse", "timeout": 5.5}}}"#);
+    assert_eq!(c.servers[0].timeout, Duration::from_millis(5500));
+    let mut edited = c.clone();
+    let server = edited.remove_server("s").unwrap();
+    edited.add_server(server).unwrap();
+    assert!(
+        edited.to_json().contains(r#""timeout": 5.5"#),
+        "{}",
+        edited.to_json()
+    );
+    assert_eq!(parse(&edited.to_json()).servers, c.servers);
+    assert_eq!(clamp_timeout(2.0004), Duration::from_secs(2));
+    assert_eq!(
+        clamp_timeout(1.0 / 3.0 + 10.0),
+        Duration::from_millis(10_333)
+    );
+}
