@@ -133,11 +133,8 @@ async fn no_answer_is_lost_or_duplicated_whatever_the_interleaving() {
                     let which = rng.below(dropped.len() as u64) as usize;
                     let (id, last) = dropped.swap_remove(which);
                     steps.push(format!("resume {id}"));
-                    let mut resume = get_headers.to_vec();
-                    resume.push(("Last-Event-ID", last.as_str()));
-                    let stream = SseReader::open(addr, "GET", "/mcp", &resume, b"").await;
-                    assert_eq!(stream.status, 200, "seed {seed}: {steps:?}");
-                    drain(&seen, stream).await;
+                    let status = resume(addr, &get_headers, &last, &seen).await;
+                    assert_eq!(status, 200, "seed {seed}: {steps:?}");
                 }
                 _ => {
                     steps.push("standalone GET, then gone".to_owned());
@@ -154,11 +151,8 @@ async fn no_answer_is_lost_or_duplicated_whatever_the_interleaving() {
         // Resume whatever is still dropped, then wait for every reader.
         for (id, last) in dropped.drain(..) {
             steps.push(format!("resume {id} at the end"));
-            let mut resume = get_headers.to_vec();
-            resume.push(("Last-Event-ID", last.as_str()));
-            let stream = SseReader::open(addr, "GET", "/mcp", &resume, b"").await;
-            assert_eq!(stream.status, 200, "seed {seed}: {steps:?}");
-            drain(&seen, stream).await;
+            let status = resume(addr, &get_headers, &last, &seen).await;
+            assert_eq!(status, 200, "seed {seed}: {steps:?}");
         }
         while let Some(done) = readers.join_next().await {
             done.expect("a reader task");
@@ -183,6 +177,21 @@ async fn no_answer_is_lost_or_duplicated_whatever_the_interleaving() {
         assert_eq!(after.status, 404, "seed {seed}: a deleted session is gone");
     }
     server.shutdown().await;
+}
+
+/// Resumes a dropped stream with GET and `Last-Event-ID`, recording what it carries; the status.
+async fn resume(
+    addr: std::net::SocketAddr,
+    get_headers: &[(&str, &str)],
+    last: &str,
+    seen: &Seen,
+) -> u16 {
+    let mut headers = get_headers.to_vec();
+    headers.push(("Last-Event-ID", last));
+    let stream = SseReader::open(addr, "GET", "/mcp", &headers, b"").await;
+    let status = stream.status;
+    drain(seen, stream).await;
+    status
 }
 
 async fn drain_owned(seen: Seen, stream: SseReader) {
