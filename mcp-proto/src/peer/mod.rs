@@ -13,7 +13,7 @@ mod context;
 mod pending;
 mod transport;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -605,7 +605,7 @@ async fn serve_batch<H: Handler>(
 ) {
     let mut answers: Vec<(usize, Message)> = Vec::new();
     let mut requests = JoinSet::new();
-    let mut ids = std::collections::HashSet::new();
+    let mut ids = HashSet::new();
     for (index, item) in items.into_iter().enumerate() {
         match item {
             Err(invalid) => answers.push((index, invalid.to_error_response())),

@@ -125,9 +125,7 @@ fn shape(frame: &Frame) -> Shape {
     };
     let mut look = |m: &Message| {
         if let Message::Request(r) = m {
-            if !shape.requests.contains(&r.id) {
-                shape.requests.push(r.id.clone());
-            }
+            shape.requests.push(r.id.clone());
             shape.initialize |= r.method == "initialize";
         }
     };
@@ -140,6 +138,11 @@ fn shape(frame: &Frame) -> Shape {
         }
     }
     shape.batch = matches!(frame, Frame::Batch(_));
+    if shape.batch {
+        // Each id once (sorting keeps this O(n log n) for a batch of any size).
+        shape.requests.sort_unstable();
+        shape.requests.dedup();
+    }
     shape
 }
 

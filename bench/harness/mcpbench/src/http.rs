@@ -132,13 +132,7 @@ impl Session {
             .write_all(request)
             .await
             .map_err(|e| format!("send: {e}"))?;
-        line.clear();
-        if stream
-            .read_until(b'\n', line)
-            .await
-            .map_err(|e| format!("receive: {e}"))?
-            == 0
-        {
+        if read_line(stream, line, "receive").await? == 0 {
             return Err("the server closed the connection before answering".into());
         }
         let status_line = String::from_utf8_lossy(line).into_owned();
@@ -151,13 +145,7 @@ impl Session {
         let (mut length, mut chunked, mut event_stream, mut session_id) =
             (None, false, false, None);
         loop {
-            line.clear();
-            if stream
-                .read_until(b'\n', line)
-                .await
-                .map_err(|e| format!("receive: {e}"))?
-                == 0
-            {
+            if read_line(stream, line, "receive").await? == 0 {
                 return Err("the connection ended inside the headers".into());
             }
             let header = protocol::trim(line);
@@ -192,11 +180,7 @@ impl Session {
         if bodyless {
         } else if chunked {
             loop {
-                line.clear();
-                stream
-                    .read_until(b'\n', line)
-                    .await
-                    .map_err(|e| format!("chunk size: {e}"))?;
+                read_line(stream, line, "chunk size").await?;
                 let size_text = String::from_utf8_lossy(protocol::trim(line)).into_owned();
                 let size_hex = size_text.split(';').next().unwrap_or_default().trim();
                 let size = usize::from_str_radix(size_hex, 16)
@@ -204,11 +188,7 @@ impl Session {
                 if size == 0 {
                     // trailers, up to the blank line
                     loop {
-                        line.clear();
-                        let read = stream
-                            .read_until(b'\n', line)
-                            .await
-                            .map_err(|e| format!("trailer: {e}"))?;
+                        let read = read_line(stream, line, "trailer").await?;
                         if read == 0 || protocol::trim(line).is_empty() {
                             break;
                         }
@@ -221,11 +201,7 @@ impl Session {
                     .read_exact(&mut body[start..])
                     .await
                     .map_err(|e| format!("chunk: {e}"))?;
-                line.clear();
-                stream
-                    .read_until(b'\n', line)
-                    .await
-                    .map_err(|e| format!("chunk end: {e}"))?;
+                read_line(stream, line, "chunk end").await?;
             }
         } else if let Some(length) = length {
             body.resize(length, 0);
@@ -432,4 +408,17 @@ pub async fn run(o: Options, rest: Vec<String>) {
     if let Some(pid) = o.server_pid {
         procfs::print_memory(&o.label, "http", pid);
     }
+}
+
+/// Reads one line (LF included) into `line`, replacing what it held; 0 at the end of the stream.
+async fn read_line(
+    stream: &mut BufReader<TcpStream>,
+    line: &mut Vec<u8>,
+    what: &str,
+) -> Result<usize, String> {
+    line.clear();
+    stream
+        .read_until(b'\n', line)
+        .await
+        .map_err(|e| format!("{what}: {e}"))
 }
