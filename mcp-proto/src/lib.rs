@@ -6,6 +6,7 @@
 //! - [`codec`]: newline-delimited JSON framing for byte streams (stdio, child processes).
 //! - [`sse`]: Server-Sent Events parsing and writing for the HTTP transports.
 //! - [`peer`]: the transport-neutral engine both client and server run on.
+//! - [`sync`]: poison-tolerant locking, shared by every crate of the toolkit.
 //!
 //! This crate has no sockets, no child processes and no HTTP.
 
@@ -14,6 +15,7 @@ pub mod jsonrpc;
 pub mod peer;
 pub mod schema;
 pub mod sse;
+pub mod sync;
 pub mod version;
 
 pub use jsonrpc::{ErrorObject, Message, RequestId};
