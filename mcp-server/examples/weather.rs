@@ -1,51 +1,63 @@
-//! A complete MCP server over stdio in a few dozen lines: one typed tool with structured
-//! output, a resource template, and a prompt. Run it under any MCP client:
-//! `cargo run -p mcp-server --example weather`.
+//! A complete MCP server over stdio in a few dozen lines: shared state, one typed tool with
+//! derived input and output schemas, a resource template, and a prompt. Run it under any MCP
+//! client: `cargo run -p mcp-server --example weather`.
 
-use mcp_server::{Context, Json, Prompt, ResourceRequest, ResourceTemplate, Server, Tool};
+use std::sync::Arc;
+
+use mcp_server::{Context, Json, Prompt, PromptArguments, ResourceRequest, ResourceTemplate};
+use mcp_server::{Server, State, Tool};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-#[derive(Deserialize)]
+/// What every handler shares: here, a fixed table of temperatures.
+struct Readings {
+    celsius: f64,
+}
+
+/// Which city to look up.
+#[derive(Deserialize, JsonSchema)]
 struct WeatherArgs {
+    /// The city's name, e.g. "Oslo".
     city: String,
 }
 
-#[derive(Serialize)]
+/// The current weather in a city.
+#[derive(Serialize, JsonSchema)]
 struct Weather {
     city: String,
+    /// Temperature in degrees Celsius.
     celsius: f64,
+}
+
+async fn get_weather(
+    State(readings): State<Arc<Readings>>,
+    args: WeatherArgs,
+    ctx: Context,
+) -> Json<Weather> {
+    ctx.progress(1.0, Some(1.0), Some("looked it up".into()))
+        .await;
+    Json(Weather {
+        city: args.city,
+        celsius: readings.celsius,
+    })
 }
 
 #[tokio::main]
 async fn main() {
-    let weather_tool =
-        Tool::new("get_weather", "Current temperature in a city").input_schema(json!({
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"]
-        }));
     Server::builder("weather", "1.0.0")
         .instructions("Ask get_weather for temperatures.")
-        .tool(weather_tool, |args: WeatherArgs, ctx: Context| async move {
-            ctx.progress(1.0, Some(1.0), Some("looked it up".into()))
-                .await;
-            Json(Weather {
-                city: args.city,
-                celsius: 21.5,
-            })
-        })
+        .state(Arc::new(Readings { celsius: 21.5 }))
+        .tool(Tool::new("get_weather", "Current temperature in a city"), get_weather)
         .resource_template(
             ResourceTemplate::new("weather://{city}", "city weather").mime_type("text/plain"),
-            |req: ResourceRequest, _ctx: Context| async move {
-                format!("{}: 21.5 °C", req.var("city").unwrap_or("nowhere"))
+            |req: ResourceRequest, State(readings): State<Arc<Readings>>| async move {
+                let city = req.var("city").unwrap_or("nowhere");
+                format!("{city}: {} °C", readings.celsius)
             },
         )
         .prompt(
             Prompt::new("packing", "What to pack").argument("city", "Destination", true),
-            |args: mcp_server::PromptArguments, _ctx: Context| async move {
-                format!("What should I pack for {}?", args["city"])
-            },
+            |args: PromptArguments| async move { format!("What should I pack for {}?", args["city"]) },
         )
         .build()
         .serve_stdio()

@@ -1,32 +1,33 @@
 //! [`ServerBuilder`]: a server's identity, options and everything it offers, collected before
 //! it serves.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::schema::{self, Icon, Implementation, LoggingLevel};
-use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
-use crate::context::Context;
 use crate::error::ServerError;
-use crate::prompt::{IntoPromptResult, Prompt};
+use crate::handler::Handler;
+use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::registry::{template_entry, Registry};
 use crate::resource::{
-    read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
+    list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
 use crate::server::{RootsHook, Server, ServerOptions};
 use crate::tool::{IntoToolResult, Tool};
 
-/// Builds a [`Server`].
-pub struct ServerBuilder {
+/// Builds a [`Server`]. `S` is the state handlers registered from here on may extract with
+/// [`State<S>`](crate::State) (see [`state`](Self::state)).
+pub struct ServerBuilder<S = ()> {
     info: Implementation,
     instructions: Option<String>,
     options: ServerOptions,
     registry: Registry,
     on_roots_list_changed: Option<RootsHook>,
     errors: Vec<String>,
+    state: S,
 }
 
 impl ServerBuilder {
@@ -39,6 +40,23 @@ impl ServerBuilder {
             registry: Registry::default(),
             on_roots_list_changed: None,
             errors: Vec::new(),
+            state: (),
+        }
+    }
+}
+
+impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
+    /// Shares `state` with every handler registered after this call: a handler takes it as a
+    /// [`State<S2>`](crate::State) parameter. Keep it cheap to clone (an `Arc`, a pool).
+    pub fn state<S2: Clone + Send + Sync + 'static>(self, state: S2) -> ServerBuilder<S2> {
+        ServerBuilder {
+            info: self.info,
+            instructions: self.instructions,
+            options: self.options,
+            registry: self.registry,
+            on_roots_list_changed: self.on_roots_list_changed,
+            errors: self.errors,
+            state,
         }
     }
 
@@ -97,43 +115,45 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a tool and its handler: an async function of typed arguments and a context.
-    pub fn tool<F, A, Fut, R>(mut self, tool: impl Into<Tool>, handler: F) -> Self
+    /// Registers a tool and its handler: an async function of any of its typed arguments,
+    /// [`State`](crate::State), [`Context`](crate::Context) and [`Meta`](crate::Meta). The
+    /// input schema is derived from the arguments' type and the output schema from a
+    /// [`Json<T>`](crate::Json) result, unless `tool` sets them.
+    pub fn tool<H, T>(mut self, tool: impl Into<Tool>, handler: H) -> Self
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
+        H: Handler<T, S, RawValue>,
+        H::Output: IntoToolResult,
+        T: 'static,
     {
-        self.registry.add_tool(tool.into(), handler);
+        self.registry
+            .add_tool(tool.into(), handler, self.state.clone());
         self
     }
 
-    /// Registers a static resource and its read handler.
-    pub fn resource<F, Fut, R>(mut self, resource: impl Into<Resource>, read: F) -> Self
+    /// Registers a static resource and its read handler (extractors: [`ResourceRequest`],
+    /// `State`, `Context`, `Meta`).
+    pub fn resource<H, T>(mut self, resource: impl Into<Resource>, read: H) -> Self
     where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
+        H: Handler<T, S, ResourceRequest>,
+        H::Output: IntoReadResult,
+        T: 'static,
     {
-        self.registry.add_resource(resource.into(), read_fn(read));
+        let read = read_fn(read, self.state.clone());
+        self.registry.add_resource(resource.into(), read);
         self
     }
 
     /// Registers a resource template and the handler that reads URIs matching it.
     /// An invalid template is reported by [`try_build`](Self::try_build).
-    pub fn resource_template<F, Fut, R>(
-        mut self,
-        template: impl Into<ResourceTemplate>,
-        read: F,
-    ) -> Self
+    pub fn resource_template<H, T>(mut self, template: impl Into<ResourceTemplate>, read: H) -> Self
     where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
+        H: Handler<T, S, ResourceRequest>,
+        H::Output: IntoReadResult,
+        T: 'static,
     {
         let seq = self.registry.next_seq();
-        match template_entry(template.into(), read_fn(read), seq) {
+        let read = read_fn(read, self.state.clone());
+        match template_entry(template.into(), read, seq) {
             Ok(entry) => self.registry.templates.push(Arc::new(entry)),
             Err(e) => self.errors.push(e.to_string()),
         }
@@ -142,66 +162,65 @@ impl ServerBuilder {
 
     /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
     /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
-    pub fn resource_provider<L, LFut, F, Fut, R>(mut self, list: L, read: F) -> Self
+    pub fn resource_provider<L, LT, H, T>(mut self, list: L, read: H) -> Self
     where
-        L: Fn(Context) -> LFut + Send + Sync + 'static,
-        LFut: Future<Output = Result<Vec<schema::Resource>, ServerError>> + Send + 'static,
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
+        L: Handler<LT, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+        LT: 'static,
+        H: Handler<T, S, ResourceRequest>,
+        H::Output: IntoReadResult,
+        T: 'static,
     {
-        let list = Arc::new(move |ctx| Box::pin(list(ctx)) as crate::tool::BoxFuture<_>);
         self.registry.providers.push(Arc::new(ProviderEntry {
-            list,
-            read: read_fn(read),
+            list: list_fn(list, self.state.clone()),
+            read: read_fn(read, self.state.clone()),
         }));
         self
     }
 
     /// Registers a prompt and its handler: an async function of the arguments (a
-    /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it).
-    pub fn prompt<F, A, Fut, R>(mut self, prompt: impl Into<Prompt>, handler: F) -> Self
+    /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it),
+    /// `State`, `Context` and `Meta`.
+    pub fn prompt<H, T>(mut self, prompt: impl Into<Prompt>, handler: H) -> Self
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult + 'static,
+        H: Handler<T, S, PromptArguments>,
+        H::Output: IntoPromptResult,
+        T: 'static,
     {
-        self.registry.add_prompt(prompt.into(), handler);
+        self.registry
+            .add_prompt(prompt.into(), handler, self.state.clone());
         self
     }
 
-    /// Completes the values of a prompt's argument.
-    pub fn prompt_completion<F, Fut, R>(mut self, prompt: &str, argument: &str, complete: F) -> Self
+    /// Completes the values of a prompt's argument (extractors: [`CompletionRequest`],
+    /// `State`, `Context`, `Meta`).
+    pub fn prompt_completion<H, T>(mut self, prompt: &str, argument: &str, complete: H) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion + 'static,
+        H: Handler<T, S, CompletionRequest>,
+        H::Output: IntoCompletion,
+        T: 'static,
     {
         let target = CompletionTarget::Prompt(prompt.to_owned(), argument.to_owned());
-        self.registry
-            .completions
-            .insert(target, complete_fn(complete));
+        let complete = complete_fn(complete, self.state.clone());
+        self.registry.completions.insert(target, complete);
         self
     }
 
     /// Completes the values of a resource template's variable; `uri_template` is the template
     /// text as registered.
-    pub fn template_completion<F, Fut, R>(
+    pub fn template_completion<H, T>(
         mut self,
         uri_template: &str,
         variable: &str,
-        complete: F,
+        complete: H,
     ) -> Self
     where
-        F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoCompletion + 'static,
+        H: Handler<T, S, CompletionRequest>,
+        H::Output: IntoCompletion,
+        T: 'static,
     {
         let target = CompletionTarget::Template(uri_template.to_owned(), variable.to_owned());
-        self.registry
-            .completions
-            .insert(target, complete_fn(complete));
+        let complete = complete_fn(complete, self.state.clone());
+        self.registry.completions.insert(target, complete);
         self
     }
 

@@ -2,13 +2,10 @@
 //! at most 100 values per answer, with `total` and `hasMore` when there are more.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::sync::Arc;
 
 use mcp_proto::schema::CompleteResult;
 
-use crate::context::Context;
-use crate::tool::BoxFuture;
+use crate::handler::{erase, Call, Erased, FromCall, Handler, Rejection};
 
 /// What a completion handler is asked: the argument, its partial value, and the values of
 /// the other arguments already chosen.
@@ -64,21 +61,25 @@ pub(crate) enum CompletionTarget {
     Template(String, String),
 }
 
-/// A type-erased completion handler.
-pub(crate) type CompleteFn =
-    Arc<dyn Fn(CompletionRequest, Context) -> BoxFuture<CompleteResult> + Send + Sync>;
+/// The completion request, as a parameter of a completion handler.
+impl<S> FromCall<S, CompletionRequest> for CompletionRequest {
+    fn from_call(call: &Call<'_, CompletionRequest>, _: &S) -> Result<Self, Rejection> {
+        Ok(call.input.clone())
+    }
+}
 
-/// Wraps an async completion function.
-pub(crate) fn complete_fn<F, Fut, R>(f: F) -> CompleteFn
+/// A type-erased completion handler.
+pub(crate) type CompleteFn = Erased<CompletionRequest, CompleteResult>;
+
+/// Erases a completion handler bound to `state`.
+pub(crate) fn complete_fn<H, T, S>(handler: H, state: S) -> CompleteFn
 where
-    F: Fn(CompletionRequest, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoCompletion + 'static,
+    H: Handler<T, S, CompletionRequest>,
+    H::Output: IntoCompletion,
+    T: 'static,
+    S: Send + Sync + 'static,
 {
-    Arc::new(move |request, ctx| {
-        let future = f(request, ctx);
-        Box::pin(async move { future.await.into_completion() })
-    })
+    erase(handler, state, IntoCompletion::into_completion)
 }
 
 /// Completes from a fixed list of candidates: those starting with the typed prefix.

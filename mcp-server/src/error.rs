@@ -132,6 +132,98 @@ impl From<ErrorObject> for ServerError {
     }
 }
 
+/// Why a tool call failed, as its handler says with `Err(..)`.
+///
+/// Made from any error (`?` works on anything that converts to `Box<dyn Error + Send + Sync>`,
+/// `String` and `&str` included). It keeps the error and its source chain: the model reads the
+/// whole chain in an `isError` result, the spec's place for failures it can act on. A protocol
+/// error (a JSON-RPC error instead of a result) is made with [`ToolError::protocol`], or by
+/// returning `ServerError::Rpc`.
+pub struct ToolError(ToolErrorKind);
+
+enum ToolErrorKind {
+    /// The tool ran and failed: an `isError` result.
+    Tool(Box<dyn std::error::Error + Send + Sync>),
+    /// The request itself is refused: a JSON-RPC error.
+    Protocol(ServerError),
+}
+
+impl ToolError {
+    /// A tool failure the model can read and act on (an `isError` result).
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        ToolError(ToolErrorKind::Tool(error.into()))
+    }
+
+    /// A protocol error: the call is answered with a JSON-RPC error, not a result.
+    pub fn protocol(error: impl Into<ServerError>) -> Self {
+        ToolError(ToolErrorKind::Protocol(error.into()))
+    }
+
+    /// The error the handler returned, for logging or downcasting.
+    pub fn error(&self) -> &(dyn std::error::Error + 'static) {
+        match &self.0 {
+            ToolErrorKind::Tool(e) => e.as_ref(),
+            ToolErrorKind::Protocol(e) => e,
+        }
+    }
+
+    /// Whether this becomes a JSON-RPC error rather than an `isError` result.
+    pub fn is_protocol_error(&self) -> bool {
+        matches!(self.0, ToolErrorKind::Protocol(_))
+    }
+
+    /// The protocol error, or the text of the `isError` result: the error and its sources.
+    pub(crate) fn into_outcome(self) -> Result<String, ServerError> {
+        match self.0 {
+            ToolErrorKind::Protocol(e) => Err(e),
+            ToolErrorKind::Tool(e) => Ok(error_chain(e.as_ref())),
+        }
+    }
+}
+
+/// `error: source: source of source`, each distinct message once.
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    // A source chain is finite but not bounded by us; 16 links are plenty for a message.
+    for _ in 0..16 {
+        let Some(e) = source else { break };
+        let message = e.to_string();
+        if !text.ends_with(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        source = e.source();
+    }
+    text
+}
+
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        let error = error.into();
+        match error.downcast::<ServerError>() {
+            Ok(e) if matches!(*e, ServerError::Rpc(_)) => ToolError::protocol(*e),
+            Ok(e) => ToolError(ToolErrorKind::Tool(e)),
+            Err(e) => ToolError(ToolErrorKind::Tool(e)),
+        }
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&error_chain(self.error()))
+    }
+}
+
+impl std::fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            ToolErrorKind::Tool(e) => f.debug_tuple("ToolError::Tool").field(e).finish(),
+            ToolErrorKind::Protocol(e) => f.debug_tuple("ToolError::Protocol").field(e).finish(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +242,27 @@ mod tests {
         );
         let e = ServerError::NotInitialized("tools/list".into()).to_error_object(None);
         assert_eq!(e.code, -32600);
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("could not fetch the forecast")]
+    struct Fetch(#[source] std::io::Error);
+
+    #[test]
+    fn tool_errors_keep_their_sources() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let e: ToolError = Fetch(io).into();
+        assert!(!e.is_protocol_error());
+        assert!(e.error().downcast_ref::<Fetch>().is_some());
+        assert_eq!(
+            e.into_outcome().unwrap(),
+            "could not fetch the forecast: connection refused"
+        );
+        let e: ToolError = "plain text".into();
+        assert_eq!(e.to_string(), "plain text");
+        let e: ToolError = ServerError::Rpc(ErrorObject::new(-32602, "bad")).into();
+        assert!(e.is_protocol_error());
+        let e: ToolError = ServerError::InvalidParams("bad".into()).into();
+        assert!(!e.is_protocol_error());
     }
 }

@@ -49,7 +49,10 @@
 mod builder;
 pub mod completion;
 pub mod context;
+#[cfg(feature = "schemars")]
+mod derived_schema;
 pub mod error;
+mod handler;
 pub mod http;
 mod pagination;
 pub mod prompt;
@@ -63,14 +66,18 @@ pub mod uri_template;
 
 pub use completion::{complete_from, CompletionRequest, IntoCompletion};
 pub use context::{Context, ToolContext};
-pub use error::ServerError;
+pub use error::{ServerError, ToolError};
+pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, ToolArguments};
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
-pub use tool::{IntoToolResult, Json, NoArgs, Tool, ToolOutput};
+pub use tool::{IntoToolResult, Json, NoArgs, StructuredContent, Tool, ToolOutput};
 pub use uri_template::UriTemplate;
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.
 pub use mcp_proto::schema;
 pub use mcp_proto::schema::LoggingLevel;
+/// The schema derive, re-exported: `#[derive(JsonSchema)]` on argument and result types.
+#[cfg(feature = "schemars")]
+pub use schemars::{self, JsonSchema};

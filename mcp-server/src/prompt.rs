@@ -1,19 +1,13 @@
 //! Prompts: definitions with arguments, and handlers that turn arguments into messages.
 
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::marker::PhantomData;
 
+use crate::error::ServerError;
+use crate::handler::Erased;
 use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{
     self, Content, GetPromptResult, Icon, JsonObject, PromptArgument, PromptMessage,
 };
-use serde::de::value::MapDeserializer;
-use serde::de::DeserializeOwned;
-
-use crate::context::Context;
-use crate::error::ServerError;
-use crate::tool::BoxFuture;
 
 /// A prompt's definition, built fluently.
 #[derive(Clone, Debug, PartialEq)]
@@ -109,54 +103,11 @@ impl<T: IntoPromptResult, E: Into<ServerError>> IntoPromptResult for Result<T, E
 }
 
 /// A prompt handler with its argument type erased.
-pub(crate) trait ErasedPromptHandler: Send + Sync + 'static {
-    fn get(
-        &self,
-        arguments: BTreeMap<String, String>,
-        ctx: Context,
-    ) -> Result<BoxFuture<Result<GetPromptResult, ServerError>>, String>;
-}
-
-/// Adapts an async function of typed arguments (deserialized from the string map).
-pub(crate) struct FnPrompt<F, A> {
-    f: F,
-    _args: PhantomData<fn(A)>,
-}
-
-impl<F, A> FnPrompt<F, A> {
-    pub(crate) fn new(f: F) -> Self {
-        FnPrompt {
-            f,
-            _args: PhantomData,
-        }
-    }
-}
-
-impl<F, A, Fut, R> ErasedPromptHandler for FnPrompt<F, A>
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoPromptResult + 'static,
-{
-    fn get(
-        &self,
-        arguments: BTreeMap<String, String>,
-        ctx: Context,
-    ) -> Result<BoxFuture<Result<GetPromptResult, ServerError>>, String> {
-        let deserializer: MapDeserializer<'_, _, serde::de::value::Error> =
-            MapDeserializer::new(arguments.into_iter());
-        let args = A::deserialize(deserializer).map_err(|e| e.to_string())?;
-        let future = (self.f)(args, ctx);
-        Ok(Box::pin(async move { future.await.into_prompt_result() }))
-    }
-}
-
 /// A registered prompt.
 pub(crate) struct PromptEntry {
     pub(crate) prompt: schema::Prompt,
     pub(crate) listing: RawJson,
-    pub(crate) handler: Box<dyn ErasedPromptHandler>,
+    pub(crate) handler: Erased<PromptArguments, Result<GetPromptResult, ServerError>>,
     pub(crate) seq: u64,
 }
 

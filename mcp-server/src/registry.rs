@@ -3,21 +3,20 @@
 //! its list.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use mcp_proto::jsonrpc::{self, RawJson};
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::completion::{CompleteFn, CompletionTarget};
-use crate::context::Context;
 use crate::error::ServerError;
-use crate::prompt::{FnPrompt, IntoPromptResult, Prompt, PromptEntry};
+use crate::handler::{erase, Handler};
+use crate::prompt::{IntoPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::resource::{
     ProviderEntry, ReadFn, Resource, ResourceEntry, ResourceTemplate, TemplateEntry,
 };
-use crate::tool::{FnTool, IntoToolResult, Tool, ToolEntry};
+use crate::tool::{IntoToolResult, Tool, ToolEntry};
 
 /// Everything the server offers, shared by all its connections.
 #[derive(Default)]
@@ -38,16 +37,31 @@ impl Registry {
         self.seq
     }
 
-    /// Adds a tool, or replaces the one of the same name.
-    pub(crate) fn add_tool<F, A, Fut, R>(&mut self, tool: Tool, handler: F)
+    /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
+    /// derived from the handler's types.
+    pub(crate) fn add_tool<H, T, S>(&mut self, tool: Tool, handler: H, state: S)
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
+        H: Handler<T, S, RawValue>,
+        H::Output: IntoToolResult,
+        T: 'static,
+        S: Send + Sync + 'static,
     {
-        let seq = self.next_seq();
-        let entry = tool_entry(tool, handler, seq);
+        let tool = tool.with_derived_schemas(
+            H::input_schema(),
+            <H::Output as IntoToolResult>::output_schema(),
+        );
+        if !tool_name_is_portable(&tool.name) {
+            tracing::warn!(
+                "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
+                tool.name
+            );
+        }
+        let entry = ToolEntry {
+            listing: listing(&tool),
+            tool,
+            handler: erase(handler, state, IntoToolResult::into_tool_result),
+            seq: self.next_seq(),
+        };
         self.tools.insert(entry.tool.name.clone(), Arc::new(entry));
     }
 
@@ -65,15 +79,19 @@ impl Registry {
     }
 
     /// Adds a prompt, or replaces the one of the same name.
-    pub(crate) fn add_prompt<F, A, Fut, R>(&mut self, prompt: Prompt, handler: F)
+    pub(crate) fn add_prompt<H, T, S>(&mut self, prompt: Prompt, handler: H, state: S)
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult + 'static,
+        H: Handler<T, S, PromptArguments>,
+        H::Output: IntoPromptResult,
+        T: 'static,
+        S: Send + Sync + 'static,
     {
-        let seq = self.next_seq();
-        let entry = prompt_entry(prompt, handler, seq);
+        let entry = PromptEntry {
+            listing: listing(&prompt.0),
+            prompt: prompt.0,
+            handler: erase(handler, state, IntoPromptResult::into_prompt_result),
+            seq: self.next_seq(),
+        };
         self.prompts
             .insert(entry.prompt.name.clone(), Arc::new(entry));
     }
@@ -84,48 +102,12 @@ pub(crate) fn listing<T: Serialize>(value: &T) -> RawJson {
     jsonrpc::to_raw(value).unwrap_or_else(|_| jsonrpc::empty_object())
 }
 
-fn tool_entry<F, A, Fut, R>(tool: Tool, handler: F, seq: u64) -> ToolEntry
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoToolResult + 'static,
-{
-    if !tool_name_is_portable(&tool.0.name) {
-        tracing::warn!(
-            "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
-            tool.0.name
-        );
-    }
-    ToolEntry {
-        listing: listing(&tool.0),
-        tool: tool.0,
-        handler: Box::new(FnTool::new(handler)),
-        seq,
-    }
-}
-
 /// The 2025-11-25 tool-name guidance: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 fn tool_name_is_portable(name: &str) -> bool {
     (1..=128).contains(&name.len())
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
-}
-
-fn prompt_entry<F, A, Fut, R>(prompt: Prompt, handler: F, seq: u64) -> PromptEntry
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoPromptResult + 'static,
-{
-    PromptEntry {
-        listing: listing(&prompt.0),
-        prompt: prompt.0,
-        handler: Box::new(FnPrompt::new(handler)),
-        seq,
-    }
 }
 
 pub(crate) fn template_entry(

@@ -2,7 +2,6 @@
 //! templates whose URIs are matched back to their variables.
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use mcp_proto::jsonrpc::RawJson;
@@ -11,8 +10,8 @@ use mcp_proto::schema::{
     ResourceContents, TextResourceContents,
 };
 
-use crate::context::Context;
 use crate::error::ServerError;
+use crate::handler::{erase, Call, Erased, FromCall, Handler, Rejection};
 use crate::tool::BoxFuture;
 use crate::uri_template::{UriTemplate, UriTemplateError};
 
@@ -202,29 +201,43 @@ impl<T: IntoReadResult, E: Into<ServerError>> IntoReadResult for Result<T, E> {
     }
 }
 
-/// A type-erased read handler.
-pub(crate) type ReadFn = Arc<
-    dyn Fn(ResourceRequest, Context) -> BoxFuture<Result<ReadResourceResult, ServerError>>
-        + Send
-        + Sync,
->;
+/// The request a read handler serves, as a parameter of the handler.
+impl<S> FromCall<S, ResourceRequest> for ResourceRequest {
+    fn from_call(call: &Call<'_, ResourceRequest>, _: &S) -> Result<Self, Rejection> {
+        Ok(call.input.clone())
+    }
+}
 
-/// Wraps an async read function.
-pub(crate) fn read_fn<F, Fut, R>(f: F) -> ReadFn
+/// A type-erased read handler.
+pub(crate) type ReadFn = Erased<ResourceRequest, Result<ReadResourceResult, ServerError>>;
+
+/// Erases a read handler bound to `state`; its result takes the declared MIME type.
+pub(crate) fn read_fn<H, T, S>(handler: H, state: S) -> ReadFn
 where
-    F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoReadResult + 'static,
+    H: Handler<T, S, ResourceRequest>,
+    H::Output: IntoReadResult,
+    T: 'static,
+    S: Send + Sync + 'static,
 {
-    Arc::new(move |request: ResourceRequest, ctx| {
-        let future = f(request.clone(), ctx);
-        Box::pin(async move { future.await.into_read_result(&request) })
+    Arc::new(move |call: &Call<'_, ResourceRequest>| {
+        let future = handler.call(call, &state)?;
+        let request = call.input.clone();
+        Ok(Box::pin(async move { future.await.into_read_result(&request) }) as BoxFuture<_>)
     })
 }
 
 /// A type-erased list function of a dynamic provider.
-pub(crate) type ListFn =
-    Arc<dyn Fn(Context) -> BoxFuture<Result<Vec<schema::Resource>, ServerError>> + Send + Sync>;
+pub(crate) type ListFn = Erased<(), Result<Vec<schema::Resource>, ServerError>>;
+
+/// Erases a provider's list function bound to `state`.
+pub(crate) fn list_fn<H, T, S>(handler: H, state: S) -> ListFn
+where
+    H: Handler<T, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+    T: 'static,
+    S: Send + Sync + 'static,
+{
+    erase(handler, state, std::convert::identity)
+}
 
 /// A registered static resource.
 pub(crate) struct ResourceEntry {

@@ -4,8 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::future::Future;
-use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -15,8 +14,8 @@ use mcp_proto::schema::{
     InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams, PaginatedParams,
     ServerCapabilities,
 };
+use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -24,8 +23,9 @@ pub use crate::builder::ServerBuilder;
 use crate::completion::{CompletionRequest, CompletionTarget};
 use crate::context::Context;
 use crate::error::ServerError;
+use crate::handler::{Call, Handler, MetaSource};
 use crate::pagination::page;
-use crate::prompt::{IntoPromptResult, Prompt, PromptEntry};
+use crate::prompt::{IntoPromptResult, Prompt, PromptArguments, PromptEntry};
 use crate::registry::{template_entry, Registry};
 use crate::resource::{
     read_fn, IntoReadResult, Resource, ResourceEntry, ResourceRequest, ResourceTemplate,
@@ -94,10 +94,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
 /// own type reads them.
 #[derive(Deserialize)]
@@ -106,6 +102,19 @@ struct CallParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "_meta")]
+    meta: Option<&'a RawValue>,
+}
+
+/// `{}`: the arguments of a call that sent none.
+fn no_arguments() -> &'static RawValue {
+    static EMPTY: OnceLock<RawJson> = OnceLock::new();
+    EMPTY.get_or_init(jsonrpc::empty_object)
+}
+
+/// Where a request's parsed `_meta` is, for handlers that ask for it.
+fn parsed_meta(meta: Option<&mcp_proto::schema::Meta>) -> MetaSource<'_> {
+    meta.map_or(MetaSource::Absent, MetaSource::Parsed)
 }
 
 #[cfg(test)]
@@ -125,6 +134,8 @@ mod tests {
 #[derive(Deserialize)]
 struct UriParams {
     uri: String,
+    #[serde(default, rename = "_meta")]
+    meta: Option<mcp_proto::schema::Meta>,
 }
 
 fn write_list<'a>(
@@ -160,6 +171,11 @@ fn without_position(mut detail: String) -> String {
         }
     }
     detail
+}
+
+/// A handler's parameters could not be made from the request: bad params.
+fn rejected(rejection: crate::handler::Rejection) -> ServerError {
+    ServerError::InvalidParams(format!("Invalid params: {rejection}"))
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<RawJson, ServerError> {
@@ -367,12 +383,17 @@ impl Server {
             .cloned()
             .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
         // A panic here or in the handler is caught once, by the peer: -32603 for this request.
-        let output = match entry.handler.call(p.arguments, ctx) {
+        let arguments: &RawValue = match p.arguments {
+            Some(arguments) => arguments,
+            None => no_arguments(),
+        };
+        let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+        let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {
             Ok(future) => future.await,
-            Err(detail) => {
+            Err(rejection) => {
                 let error = ServerError::InvalidArguments {
                     tool: entry.tool.name.clone(),
-                    detail: without_position(detail),
+                    detail: without_position(rejection.0),
                 };
                 if version.tool_input_errors_as_results() {
                     ToolOutput::error(error.to_string())
@@ -381,20 +402,18 @@ impl Server {
                 }
             }
         };
-        output
-            .into_raw(version)
-            .map_err(|e| ServerError::handler(format!("could not encode the tool result: {e}")))
+        output.into_raw(version)
     }
 
     /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
-    pub fn add_tool<F, A, Fut, R>(&self, tool: impl Into<Tool>, handler: F)
+    /// The handler gets no [`State`](crate::State): capture what it needs.
+    pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H)
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoToolResult + 'static,
+        H: Handler<T, (), RawValue>,
+        H::Output: IntoToolResult,
+        T: 'static,
     {
-        self.registry_mut().add_tool(tool.into(), handler);
+        self.registry_mut().add_tool(tool.into(), handler, ());
         self.list_changed(ListKind::Tools);
     }
 
@@ -423,7 +442,9 @@ impl Server {
         entries.sort_by_key(|e| e.seq);
         let mut items: Vec<RawJson> = entries.iter().map(|e| e.listing.clone()).collect();
         for provider in providers {
-            for resource in (provider.list)(ctx.clone()).await? {
+            let list =
+                (provider.list)(&Call::new(&(), MetaSource::Absent, &ctx)).map_err(rejected)?;
+            for resource in list.await? {
                 items.push(encode(&resource)?);
             }
         }
@@ -459,7 +480,8 @@ impl Server {
         params: Option<&RawJson>,
         ctx: Context,
     ) -> Result<RawJson, ServerError> {
-        let UriParams { uri } = crate::session::parse_params(params)?;
+        let UriParams { uri, meta } = crate::session::parse_params(params)?;
+        let meta = parsed_meta(meta.as_ref());
         let (exact, providers, templates) = {
             let r = self.registry();
             (
@@ -474,7 +496,8 @@ impl Server {
                 vars: BTreeMap::new(),
                 mime_type: entry.resource.mime_type.clone(),
             };
-            return encode(&(entry.read)(request, ctx).await?);
+            let read = (entry.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
+            return encode(&read.await?);
         }
         for provider in providers {
             let request = ResourceRequest {
@@ -482,7 +505,8 @@ impl Server {
                 vars: BTreeMap::new(),
                 mime_type: None,
             };
-            match (provider.read)(request, ctx.clone()).await {
+            let read = (provider.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
+            match read.await {
                 Err(ServerError::ResourceNotFound(_)) => continue,
                 result => return encode(&result?),
             }
@@ -494,21 +518,22 @@ impl Server {
                     vars,
                     mime_type: template.template.mime_type.clone(),
                 };
-                return encode(&(template.read)(request, ctx).await?);
+                let read = (template.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
+                return encode(&read.await?);
             }
         }
         Err(ServerError::ResourceNotFound(uri))
     }
 
     /// Adds (or replaces) a static resource while the server runs.
-    pub fn add_resource<F, Fut, R>(&self, resource: impl Into<Resource>, read: F)
+    pub fn add_resource<H, T>(&self, resource: impl Into<Resource>, read: H)
     where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
+        H: Handler<T, (), ResourceRequest>,
+        H::Output: IntoReadResult,
+        T: 'static,
     {
         self.registry_mut()
-            .add_resource(resource.into(), read_fn(read));
+            .add_resource(resource.into(), read_fn(read, ()));
         self.list_changed(ListKind::Resources);
     }
 
@@ -522,20 +547,20 @@ impl Server {
     }
 
     /// Adds a resource template while the server runs.
-    pub fn add_resource_template<F, Fut, R>(
+    pub fn add_resource_template<H, T>(
         &self,
         template: impl Into<ResourceTemplate>,
-        read: F,
+        read: H,
     ) -> Result<(), ServerError>
     where
-        F: Fn(ResourceRequest, Context) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult + 'static,
+        H: Handler<T, (), ResourceRequest>,
+        H::Output: IntoReadResult,
+        T: 'static,
     {
         {
             let mut r = self.registry_mut();
             let seq = r.next_seq();
-            let entry = template_entry(template.into(), read_fn(read), seq)?;
+            let entry = template_entry(template.into(), read_fn(read, ()), seq)?;
             r.templates
                 .retain(|t| t.template.uri_template != entry.template.uri_template);
             r.templates.push(Arc::new(entry));
@@ -602,28 +627,31 @@ impl Server {
             .get(&p.name)
             .cloned()
             .ok_or_else(|| ServerError::PromptNotFound(p.name.clone()))?;
-        let arguments = p.arguments.unwrap_or_default();
+        let arguments: PromptArguments = p.arguments.unwrap_or_default();
         if let Some(missing) = entry.missing_argument(&arguments) {
             return Err(ServerError::MissingArgument {
                 prompt: p.name,
                 argument: missing.to_owned(),
             });
         }
-        let future = entry.handler.get(arguments, ctx).map_err(|detail| {
-            ServerError::InvalidParams(format!("Invalid arguments for prompt {}: {detail}", p.name))
+        let call = Call::new(&arguments, parsed_meta(p.meta.as_ref()), &ctx);
+        let future = (entry.handler)(&call).map_err(|rejection| {
+            ServerError::InvalidParams(format!(
+                "Invalid arguments for prompt {}: {rejection}",
+                p.name
+            ))
         })?;
         encode(&future.await?)
     }
 
     /// Adds (or replaces) a prompt while the server runs.
-    pub fn add_prompt<F, A, Fut, R>(&self, prompt: impl Into<Prompt>, handler: F)
+    pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
     where
-        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-        A: DeserializeOwned + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult + 'static,
+        H: Handler<T, (), PromptArguments>,
+        H::Output: IntoPromptResult,
+        T: 'static,
     {
-        self.registry_mut().add_prompt(prompt.into(), handler);
+        self.registry_mut().add_prompt(prompt.into(), handler, ());
         self.list_changed(ListKind::Prompts);
     }
 
@@ -677,7 +705,8 @@ impl Server {
                     value: p.argument.value,
                     context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
                 };
-                complete(request, ctx).await
+                let call = Call::new(&request, parsed_meta(p.meta.as_ref()), &ctx);
+                complete(&call).map_err(rejected)?.await
             }
             None => CompleteResult::new(Vec::new()),
         };

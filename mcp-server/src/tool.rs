@@ -1,75 +1,88 @@
 //! Tools: their definitions, the handlers that run them, and what a handler may return.
 //!
-//! A handler is an async function of typed arguments (any `serde::Deserialize` type, including
-//! `serde_json::Value` or [`RawJson`] for raw access) and a [`Context`]. Arguments are parsed once,
-//! straight from the request's raw JSON into the handler's type.
+//! A handler is an async function of extractors (see [`handler`](crate::handler)): its typed
+//! arguments (parsed once, straight from the request's raw JSON), `State`, `Context`, `Meta`.
+//! The tool's input schema comes from the arguments' type and its output schema from a
+//! [`Json<T>`] result, unless set by hand.
 
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::Pin;
 
-use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use crate::context::Context;
+use crate::error::{ServerError, ToolError};
+use crate::handler::Erased;
 
 /// A boxed, sendable future: what type-erased handlers return.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// A tool's definition, built fluently: name, title, description, schemas, annotations, icons.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Tool(pub(crate) schema::Tool);
+pub struct Tool {
+    pub(crate) def: schema::Tool,
+    /// The input schema was set by hand: the handler's derived one does not replace it.
+    input_schema_set: bool,
+    /// Likewise for the output schema.
+    output_schema_set: bool,
+}
 
 impl Tool {
-    /// A tool with a name and a description; its input schema is `{"type":"object"}` until set.
+    /// A tool with a name and a description. Its input schema is derived from the handler's
+    /// arguments type (`{"type":"object"}` when that type has none) unless set by hand.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
-        Tool(schema::Tool::new(name, description))
+        Tool {
+            def: schema::Tool::new(name, description),
+            input_schema_set: false,
+            output_schema_set: false,
+        }
     }
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.0.name
+        &self.def.name
     }
 
     /// A human-readable title (2025-06-18+).
     pub fn title(mut self, title: impl Into<String>) -> Self {
-        self.0.title = Some(title.into());
+        self.def.title = Some(title.into());
         self
     }
 
     /// The description the model reads.
     pub fn description(mut self, description: impl Into<String>) -> Self {
-        self.0.description = Some(description.into());
+        self.def.description = Some(description.into());
         self
     }
 
     /// The JSON Schema of the arguments, kept verbatim (`$schema`, `$defs`, `$ref` survive).
     /// A schema that is not a JSON object is replaced by `{"type":"object"}`.
     pub fn input_schema(mut self, schema: Value) -> Self {
-        self.0 = self.0.with_input_schema(schema);
+        self.def = self.def.with_input_schema(schema);
+        self.input_schema_set = true;
         self
     }
 
     /// The JSON Schema of the structured result (2025-06-18+), kept verbatim.
     pub fn output_schema(mut self, schema: Value) -> Self {
-        self.0 = self.0.with_output_schema(schema);
+        self.def = self.def.with_output_schema(schema);
+        self.output_schema_set = true;
         self
     }
 
     /// Behaviour hints for clients (read-only, destructive, idempotent, open-world).
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.0.annotations = Some(annotations);
+        self.def.annotations = Some(annotations);
         self
     }
 
     /// Marks the tool read-only (an annotation hint).
     pub fn read_only(mut self) -> Self {
-        self.0
+        self.def
             .annotations
             .get_or_insert_with(Default::default)
             .read_only_hint = Some(true);
@@ -78,39 +91,63 @@ impl Tool {
 
     /// Icons a client may show (2025-11-25+).
     pub fn icons(mut self, icons: Vec<Icon>) -> Self {
-        self.0.icons = Some(icons);
+        self.def.icons = Some(icons);
         self
     }
 
     /// The tool's `_meta`.
     pub fn meta(mut self, meta: JsonObject) -> Self {
-        self.0.meta = Some(meta);
+        self.def.meta = Some(meta);
         self
     }
 
-    /// Sets the input schema from a Rust type (feature `schemars`).
+    /// Sets the input schema from a Rust type (feature `schemars`), as a handler taking `T`
+    /// would derive it.
     #[cfg(feature = "schemars")]
     pub fn input_schema_for<T: schemars::JsonSchema>(self) -> Self {
-        let schema = schemars::schema_for!(T);
-        self.input_schema(serde_json::to_value(schema).unwrap_or(Value::Null))
+        let schema = crate::derived_schema::input_schema::<T>().unwrap_or_default();
+        self.input_schema(Value::Object(schema))
     }
 
-    /// Sets the output schema from a Rust type (feature `schemars`).
+    /// Sets the output schema from a Rust type (feature `schemars`), as a handler returning
+    /// `Json<T>` would derive it.
     #[cfg(feature = "schemars")]
     pub fn output_schema_for<T: schemars::JsonSchema>(self) -> Self {
-        let schema = schemars::schema_for!(T);
-        self.output_schema(serde_json::to_value(schema).unwrap_or(Value::Null))
+        match crate::derived_schema::output_schema::<T>() {
+            Some(schema) => self.output_schema(Value::Object(schema)),
+            None => self,
+        }
     }
 
     /// The wire definition.
     pub fn definition(&self) -> &schema::Tool {
-        &self.0
+        &self.def
+    }
+
+    /// Fills the schemas not set by hand with those derived from the handler's types.
+    pub(crate) fn with_derived_schemas(
+        mut self,
+        input: Option<JsonObject>,
+        output: Option<JsonObject>,
+    ) -> schema::Tool {
+        if let (false, Some(input)) = (self.input_schema_set, input) {
+            self.def = self.def.with_input_schema(Value::Object(input));
+        }
+        if let (false, Some(output)) = (self.output_schema_set, output) {
+            self.def = self.def.with_output_schema(Value::Object(output));
+        }
+        self.def
     }
 }
 
 impl From<schema::Tool> for Tool {
+    /// A wire definition, kept as it is: its schemas count as set by hand.
     fn from(tool: schema::Tool) -> Self {
-        Tool(tool)
+        Tool {
+            output_schema_set: tool.output_schema.is_some(),
+            input_schema_set: true,
+            def: tool,
+        }
     }
 }
 
@@ -131,6 +168,8 @@ enum Repr {
         /// The structured content, serialized.
         json: RawJson,
     },
+    /// Not a result: the call is answered with this JSON-RPC error.
+    Refused(ServerError),
 }
 
 impl ToolOutput {
@@ -167,18 +206,29 @@ impl ToolOutput {
         }
     }
 
-    /// Whether this is an error result.
+    /// A failure of the handler: an `isError` result with the error's chain, or the JSON-RPC
+    /// error a [`ToolError::protocol`] asks for.
+    pub fn failed(error: impl Into<ToolError>) -> Self {
+        match error.into().into_outcome() {
+            Ok(text) => ToolOutput::error(text),
+            Err(refusal) => ToolOutput(Repr::Refused(refusal)),
+        }
+    }
+
+    /// Whether this is an error result or a refusal.
     pub fn is_error(&self) -> bool {
         match &self.0 {
             Repr::Result(r) => r.is_error(),
             Repr::Json(_) | Repr::TextAndJson { .. } => false,
+            Repr::Refused(_) => true,
         }
     }
 
-    /// The result as the wire type.
+    /// The result as the wire type (a refusal becomes an `isError` result with its message).
     pub fn into_call_tool_result(self) -> CallToolResult {
         match self.0 {
             Repr::Result(r) => *r,
+            Repr::Refused(e) => CallToolResult::error(e.to_string()),
             Repr::Json(json) => CallToolResult {
                 structured_content: serde_json::from_str(json.get()).ok(),
                 ..CallToolResult::text(json.get())
@@ -191,9 +241,9 @@ impl ToolOutput {
     }
 
     /// Serializes the result for `version` (no `structuredContent` before 2025-06-18), without
-    /// going through `serde_json::Value`.
-    pub(crate) fn into_raw(self, version: ProtocolVersion) -> Result<RawJson, serde_json::Error> {
-        match self.0 {
+    /// going through `serde_json::Value`; a refusal is the JSON-RPC error to answer with.
+    pub(crate) fn into_raw(self, version: ProtocolVersion) -> Result<RawJson, ServerError> {
+        let encoded = match self.0 {
             Repr::Result(mut r) => {
                 if !version.has_structured_output() {
                     r.structured_content = None;
@@ -202,7 +252,9 @@ impl ToolOutput {
             }
             Repr::Json(text) => text_and_structured(None, &text, version),
             Repr::TextAndJson { text, json } => text_and_structured(Some(&text), &json, version),
-        }
+            Repr::Refused(e) => return Err(e),
+        };
+        encoded.map_err(|e| ServerError::handler(format!("could not encode the tool result: {e}")))
     }
 }
 
@@ -253,6 +305,11 @@ impl<'a> TextBlock<'a> {
 pub trait IntoToolResult {
     /// Converts the handler's return value into a tool result.
     fn into_tool_result(self) -> ToolOutput;
+
+    /// The tool's output schema, when the type describes its structured content.
+    fn output_schema() -> Option<JsonObject> {
+        None
+    }
 }
 
 impl IntoToolResult for ToolOutput {
@@ -297,69 +354,75 @@ impl IntoToolResult for Vec<Content> {
     }
 }
 
-/// Arguments of a tool that takes none: accepts any JSON and ignores it.
-pub type NoArgs = serde::de::IgnoredAny;
+/// Arguments of a tool that takes none: accepts any JSON object and ignores it. (A handler
+/// may also simply not take arguments.)
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoArgs;
 
-/// A serializable value returned as `structuredContent` and as a text block with the same JSON.
+impl<'de> serde::Deserialize<'de> for NoArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| NoArgs)
+    }
+}
+
+#[cfg(feature = "schemars")]
+impl schemars::JsonSchema for NoArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArgs".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "object" })
+    }
+}
+
+/// A value returned as `structuredContent` and as a text block with the same JSON. With the
+/// `schemars` feature, `T`'s schema becomes the tool's output schema when `T` is an object.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Json<T>(pub T);
 
-impl<T: Serialize> IntoToolResult for Json<T> {
+/// The bound on `Json<T>`'s content: serializable, and with the `schemars` feature (on by
+/// default) able to describe itself.
+#[cfg(feature = "schemars")]
+pub trait StructuredContent: Serialize + schemars::JsonSchema {}
+#[cfg(feature = "schemars")]
+impl<T: Serialize + schemars::JsonSchema> StructuredContent for T {}
+
+/// The bound on `Json<T>`'s content: serializable.
+#[cfg(not(feature = "schemars"))]
+pub trait StructuredContent: Serialize {}
+#[cfg(not(feature = "schemars"))]
+impl<T: Serialize> StructuredContent for T {}
+
+impl<T: StructuredContent> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolOutput {
         ToolOutput::json(&self.0)
     }
+
+    fn output_schema() -> Option<JsonObject> {
+        #[cfg(feature = "schemars")]
+        {
+            crate::derived_schema::output_schema::<T>()
+        }
+        #[cfg(not(feature = "schemars"))]
+        {
+            None
+        }
+    }
 }
 
-impl<T: IntoToolResult, E: std::fmt::Display> IntoToolResult for Result<T, E> {
+/// `Ok` is the result; `Err` is a [`ToolError`]: an `isError` result carrying the error's
+/// source chain, or a JSON-RPC error when the handler asked for one.
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> ToolOutput {
         match self {
             Ok(value) => value.into_tool_result(),
-            Err(e) => ToolOutput::error(e.to_string()),
+            Err(e) => ToolOutput::failed(e),
         }
     }
-}
 
-/// A tool handler with its argument type erased.
-pub(crate) trait ErasedToolHandler: Send + Sync + 'static {
-    /// Parses the arguments and starts the call; `Err` carries serde's complaint.
-    fn call(
-        &self,
-        arguments: Option<&RawValue>,
-        ctx: Context,
-    ) -> Result<BoxFuture<ToolOutput>, String>;
-}
-
-/// Adapts an async function of typed arguments to [`ErasedToolHandler`].
-pub(crate) struct FnTool<F, A> {
-    f: F,
-    _args: PhantomData<fn(A)>,
-}
-
-impl<F, A> FnTool<F, A> {
-    pub(crate) fn new(f: F) -> Self {
-        FnTool {
-            f,
-            _args: PhantomData,
-        }
-    }
-}
-
-impl<F, A, Fut, R> ErasedToolHandler for FnTool<F, A>
-where
-    F: Fn(A, Context) -> Fut + Send + Sync + 'static,
-    A: DeserializeOwned + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoToolResult + 'static,
-{
-    fn call(
-        &self,
-        arguments: Option<&RawValue>,
-        ctx: Context,
-    ) -> Result<BoxFuture<ToolOutput>, String> {
-        let text = arguments.map_or("{}", |raw| raw.get());
-        let args: A = jsonrpc::from_object(text).map_err(|e| e.to_string())?;
-        let future = (self.f)(args, ctx);
-        Ok(Box::pin(async move { future.await.into_tool_result() }))
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
     }
 }
 
@@ -367,7 +430,7 @@ where
 pub(crate) struct ToolEntry {
     pub(crate) tool: schema::Tool,
     pub(crate) listing: RawJson,
-    pub(crate) handler: Box<dyn ErasedToolHandler>,
+    pub(crate) handler: Erased<RawValue, ToolOutput>,
     pub(crate) seq: u64,
 }
 
@@ -377,7 +440,7 @@ mod tests {
 
     #[test]
     fn json_output_is_structured_and_text() {
-        #[derive(Serialize)]
+        #[derive(Serialize, schemars::JsonSchema)]
         struct W {
             temp: f64,
             city: &'static str,

@@ -20,13 +20,13 @@ use serde_json::{json, Value};
 
 const LATEST: &str = "2025-11-25";
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Add {
     a: i64,
     b: i64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Greet {
     name: String,
 }
@@ -142,14 +142,14 @@ fn full_server(cancelled: Arc<AtomicBool>) -> Server {
                 ])
             },
         )
-        .prompt_completion("greet", "name", |req: CompletionRequest, _ctx| async move {
+        .prompt_completion("greet", "name", |req: CompletionRequest, _ctx: Context| async move {
             if req.value == "many" {
                 (0..150).map(|i| format!("n{i}")).collect::<Vec<_>>()
             } else {
                 complete_from(&["alice", "albert", "bob"], &req.value)
             }
         })
-        .template_completion("mem://item/{id}", "id", |_req, _ctx| async { vec!["1", "2"] })
+        .template_completion("mem://item/{id}", "id", |_req: CompletionRequest, _ctx: Context| async { vec!["1", "2"] })
         .build()
 }
 

@@ -5,24 +5,24 @@ use std::time::Duration;
 
 use mcp_server::schema::{CreateMessageParams, SamplingMessage};
 use mcp_server::{
-    complete_from, Context, Json, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest,
-    ResourceTemplate, Server, ServerError, Tool,
+    complete_from, CompletionRequest, Context, Json, LoggingLevel, Prompt, PromptArguments,
+    Resource, ResourceRequest, ResourceTemplate, Server, ServerError, Tool,
 };
 use serde::Deserialize;
 use serde_json::json;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Echo {
     text: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Add {
     a: f64,
     b: f64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Slow {
     #[serde(default = "three")]
     steps: u32,
@@ -38,7 +38,7 @@ fn fifty() -> u64 {
     50
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, schemars::JsonSchema)]
 struct Greet {
     name: String,
     #[serde(default)]
@@ -146,9 +146,13 @@ fn server() -> Server {
             Prompt::new("raw", "Shows its arguments"),
             |args: PromptArguments, _ctx: Context| async move { format!("{args:?}") },
         )
-        .prompt_completion("greet", "name", |req, _ctx| async move {
-            complete_from(&["alice", "albert", "bob"], &req.value)
-        })
+        .prompt_completion(
+            "greet",
+            "name",
+            |req: CompletionRequest, _ctx: Context| async move {
+                complete_from(&["alice", "albert", "bob"], &req.value)
+            },
+        )
         .build()
 }
 

@@ -1,0 +1,232 @@
+//! Handlers are plain async functions. Each parameter is an extractor: the request's input
+//! (a tool's arguments, a prompt's arguments, a resource or completion request), [`State`],
+//! [`Context`] or [`Meta`], in any order, none required. [`Handler`] is implemented for every
+//! such function by a macro below, so users write none of it.
+//!
+//! ```
+//! # use mcp_server::{Context, Meta, State};
+//! # #[derive(Clone)] struct Db;
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Query { q: String }
+//! async fn search(State(db): State<Db>, args: Query, ctx: Context) -> String { args.q }
+//! async fn ping() -> &'static str { "pong" }
+//! async fn traced(Meta(meta): Meta, args: Query) -> String { format!("{meta:?}") }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+
+use mcp_proto::jsonrpc;
+use mcp_proto::schema::JsonObject;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use crate::context::Context;
+use crate::prompt::PromptArguments;
+use crate::tool::BoxFuture;
+
+/// The server's shared state, handed to every handler that asks for it (see
+/// [`ServerBuilder::state`](crate::ServerBuilder::state)). Cloned per call: keep it cheap to
+/// clone (an `Arc`, a pool handle).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct State<S>(pub S);
+
+/// The request's `_meta` object (empty when the request had none): progress tokens, trace
+/// context and vendor keys.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Meta(pub JsonObject);
+
+/// Where a call's `_meta` comes from: still raw in the request, or already parsed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MetaSource<'a> {
+    /// No `_meta` in the request.
+    Absent,
+    /// The raw JSON of `_meta`, parsed only if a handler asks for it.
+    Raw(&'a RawValue),
+    /// `_meta` as the params parser already read it.
+    Parsed(&'a JsonObject),
+}
+
+/// What one handler call is made from: the request's input, its `_meta` and its context.
+pub struct Call<'a, I: ?Sized> {
+    pub(crate) input: &'a I,
+    pub(crate) meta: MetaSource<'a>,
+    pub(crate) ctx: &'a Context,
+}
+
+impl<'a, I: ?Sized> Call<'a, I> {
+    pub(crate) fn new(input: &'a I, meta: MetaSource<'a>, ctx: &'a Context) -> Self {
+        Call { input, meta, ctx }
+    }
+
+    /// The request's input (a tool's raw arguments, a prompt's argument map, ...).
+    pub fn input(&self) -> &I {
+        self.input
+    }
+
+    /// The request's context.
+    pub fn context(&self) -> &Context {
+        self.ctx
+    }
+}
+
+/// Why an extractor could not produce its value: a message for the client, e.g. serde's
+/// complaint about the arguments.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Rejection(pub String);
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a handler parameter here",
+    note = "a tool handler's parameters are its arguments (a type that is `Deserialize` and, with the default `schemars` feature, `JsonSchema`), `State<S>` with the builder's state type, `Context` and `Meta`"
+)]
+/// A value a handler can take as a parameter, made from the call (`I` is the kind of input:
+/// a tool's raw arguments, a prompt's argument map, a resource or completion request).
+pub trait FromCall<S, I: ?Sized>: Sized {
+    /// Makes the value, or says why the request does not allow it.
+    fn from_call(call: &Call<'_, I>, state: &S) -> Result<Self, Rejection>;
+
+    /// The JSON Schema of the tool arguments this extractor reads, if it reads them and its
+    /// type describes itself.
+    fn input_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+impl<S: Clone, I: ?Sized> FromCall<S, I> for State<S> {
+    fn from_call(_: &Call<'_, I>, state: &S) -> Result<Self, Rejection> {
+        Ok(State(state.clone()))
+    }
+}
+
+impl<S, I: ?Sized> FromCall<S, I> for Context {
+    fn from_call(call: &Call<'_, I>, _: &S) -> Result<Self, Rejection> {
+        Ok(call.ctx.clone())
+    }
+}
+
+impl<S, I: ?Sized> FromCall<S, I> for Meta {
+    fn from_call(call: &Call<'_, I>, _: &S) -> Result<Self, Rejection> {
+        match call.meta {
+            MetaSource::Absent => Ok(Meta::default()),
+            MetaSource::Parsed(meta) => Ok(Meta(meta.clone())),
+            MetaSource::Raw(raw) => jsonrpc::from_object(raw.get())
+                .map(Meta)
+                .map_err(|e| Rejection(format!("invalid _meta: {e}"))),
+        }
+    }
+}
+
+/// A type a tool's arguments deserialize into. With the `schemars` feature (on by default) it
+/// must also describe itself, so the tool's input schema is derived from it.
+#[cfg(feature = "schemars")]
+pub trait ToolArguments: DeserializeOwned + schemars::JsonSchema {}
+#[cfg(feature = "schemars")]
+impl<T: DeserializeOwned + schemars::JsonSchema> ToolArguments for T {}
+
+/// A type a tool's arguments deserialize into (the `schemars` feature is off: schemas are
+/// written by hand).
+#[cfg(not(feature = "schemars"))]
+pub trait ToolArguments: DeserializeOwned {}
+#[cfg(not(feature = "schemars"))]
+impl<T: DeserializeOwned> ToolArguments for T {}
+
+/// A tool's arguments: parsed once, straight from the request's raw JSON object.
+impl<S, T: ToolArguments> FromCall<S, RawValue> for T {
+    fn from_call(call: &Call<'_, RawValue>, _: &S) -> Result<Self, Rejection> {
+        jsonrpc::from_object(call.input.get()).map_err(|e| Rejection(e.to_string()))
+    }
+
+    fn input_schema() -> Option<JsonObject> {
+        #[cfg(feature = "schemars")]
+        {
+            crate::derived_schema::input_schema::<T>()
+        }
+        #[cfg(not(feature = "schemars"))]
+        {
+            None
+        }
+    }
+}
+
+/// A prompt's arguments: the string map itself, or any type deserializable from it.
+impl<S, T: DeserializeOwned> FromCall<S, PromptArguments> for T {
+    fn from_call(call: &Call<'_, PromptArguments>, _: &S) -> Result<Self, Rejection> {
+        use serde::de::value::{Error, MapDeserializer};
+        let entries = call.input.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+        T::deserialize(MapDeserializer::<_, Error>::new(entries))
+            .map_err(|e| Rejection(e.to_string()))
+    }
+}
+
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a handler",
+    note = "a handler is an async fn or closure whose parameters are all extractors (arguments deriving `Deserialize` + `JsonSchema`, `State<S>`, `Context`, `Meta`, in any order) and whose result the server can answer with; annotate closure parameter types"
+)]
+/// A handler: an async function whose parameters are all extractors ([`FromCall`]) for the
+/// state `S` and input kind `I`. Implemented for functions of up to eight parameters.
+pub trait Handler<T, S, I: ?Sized>: Send + Sync + 'static {
+    /// What the function's future yields.
+    type Output: Send + 'static;
+    /// The function's future.
+    type Future: Future<Output = Self::Output> + Send + 'static;
+
+    /// Extracts every parameter and starts the function.
+    fn call(&self, call: &Call<'_, I>, state: &S) -> Result<Self::Future, Rejection>;
+
+    /// The input schema of the first parameter that has one (a tool's arguments).
+    fn input_schema() -> Option<JsonObject>;
+}
+
+macro_rules! impl_handler {
+    ($($param:ident),*) => {
+        impl<F, Fut, S, I: ?Sized, $($param,)*> Handler<($($param,)*), S, I> for F
+        where
+            F: Fn($($param),*) -> Fut + Send + Sync + 'static,
+            Fut: Future + Send + 'static,
+            Fut::Output: Send + 'static,
+            $($param: FromCall<S, I>,)*
+        {
+            type Output = Fut::Output;
+            type Future = Fut;
+
+            #[allow(non_snake_case, unused_variables)]
+            fn call(&self, call: &Call<'_, I>, state: &S) -> Result<Fut, Rejection> {
+                $(let $param = $param::from_call(call, state)?;)*
+                Ok(self($($param),*))
+            }
+
+            fn input_schema() -> Option<JsonObject> {
+                None$(.or_else($param::input_schema))*
+            }
+        }
+    };
+}
+
+impl_handler!();
+impl_handler!(A1);
+impl_handler!(A1, A2);
+impl_handler!(A1, A2, A3);
+impl_handler!(A1, A2, A3, A4);
+impl_handler!(A1, A2, A3, A4, A5);
+impl_handler!(A1, A2, A3, A4, A5, A6);
+impl_handler!(A1, A2, A3, A4, A5, A6, A7);
+impl_handler!(A1, A2, A3, A4, A5, A6, A7, A8);
+
+/// A handler with its parameter types and state erased: extracts, then runs to `O`.
+pub(crate) type Erased<I, O> =
+    Arc<dyn Fn(&Call<'_, I>) -> Result<BoxFuture<O>, Rejection> + Send + Sync>;
+
+/// Erases `handler`, binding it to `state` and finishing its output with `finish`.
+pub(crate) fn erase<H, T, S, I, O>(handler: H, state: S, finish: fn(H::Output) -> O) -> Erased<I, O>
+where
+    H: Handler<T, S, I>,
+    T: 'static,
+    S: Send + Sync + 'static,
+    I: ?Sized + 'static,
+    O: 'static,
+{
+    Arc::new(move |call: &Call<'_, I>| {
+        let future = handler.call(call, &state)?;
+        Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+    })
+}
