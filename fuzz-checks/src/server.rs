@@ -131,9 +131,13 @@ fn server() -> Server {
                 GetPromptResult::new(vec![PromptMessage::user(format!("Hello {name}"))])
             },
         )
-        .prompt_completion("greet", "name", |req, _ctx| async move {
-            complete_from(&["alice", "albert", "bob"], &req.value)
-        })
+        .prompt_completion(
+            "greet",
+            "name",
+            |req: mcp_server::CompletionRequest, _ctx: Context| async move {
+                complete_from(&["alice", "albert", "bob"], &req.value)
+            },
+        )
         .build()
 }
 

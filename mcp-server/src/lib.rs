@@ -1,12 +1,41 @@
 //! Build an MCP server from tools, resources, resource templates and prompts, and serve it
-//! over stdio (and, through [`Server::serve`], over any `mcp_proto` transport).
+//! over stdio, Streamable HTTP or legacy SSE (and, through [`Server::serve`], over any
+//! `mcp_proto` transport).
+//!
+//! The smallest complete server: stdio, one tool with typed arguments and a derived schema
+//! (`examples/minimal.rs`).
+//!
+//! ```no_run
+//! use mcp_server::{Server, Tool};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Add {
+//!     a: i64,
+//!     b: i64,
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() {
+//!     let add = |Add { a, b }: Add| async move { (a + b).to_string() };
+//!     let server = Server::builder("adder", "1.0.0").tool(Tool::new("add", "Adds a and b"), add);
+//!     server.build().serve_stdio().await;
+//! }
+//! ```
 //!
 //! - [`Server::builder`] takes the server's name and version, then tools, resources, templates,
 //!   prompts and completions; capabilities are derived from what is registered.
-//! - Tool handlers are async functions of typed arguments (any `Deserialize` type, or
-//!   `serde_json::Value`, or [`NoArgs`]) and a [`Context`]; they return anything
-//!   [`IntoToolResult`]: `String`, [`Json`] (structured content plus the same JSON as text),
-//!   `CallToolResult`, or `Result<T, E: Display>` where `Err` becomes an `isError` result.
+//! - Handlers are async functions whose parameters are extractors, in any order, none
+//!   required: the request's input (a tool's typed arguments, a prompt's arguments, a
+//!   [`ResourceRequest`], a [`CompletionRequest`]), [`State<S>`](State) (what
+//!   [`ServerBuilder::state`] shares), [`Context`] and [`Meta`]. See [`Handler`].
+//! - A tool's input schema is derived from its arguments type (`Deserialize + JsonSchema`, doc
+//!   comments become descriptions) and its output schema from a [`Json<T>`] or [`Structured<T>`]
+//!   result; schemas set on the [`Tool`] by hand win. The `schemars` feature (default) does
+//!   this; without it, schemas are written by hand.
+//! - Tool handlers return anything [`IntoToolResult`]: `String`, [`Json`], [`Structured`],
+//!   `CallToolResult`, or `Result<T, E>` where `E: Into<`[`ToolError`]`>` (any error, `?`
+//!   works): the error and its source chain become an `isError` result, or a JSON-RPC error
+//!   when made with [`ToolError::protocol`].
 //! - The [`Context`] reports progress, logs to the client, carries the cancellation signal and
 //!   calls back to the client (sampling, roots, elicitation), refusing locally what the
 //!   client did not declare.
@@ -20,28 +49,43 @@
 //! - stdout carries protocol messages only: write diagnostics with `tracing` (to stderr),
 //!   never with `println!`.
 //!
+//! Shared state, a typed result with its derived output schema, and an error with a source:
+//!
 //! ```no_run
-//! use mcp_server::{Context, Json, Server, Tool};
-//! use serde::Deserialize;
+//! use std::sync::Arc;
+//! use mcp_server::{Context, Json, Server, State, Tool, ToolError};
 //!
-//! #[derive(Deserialize)]
-//! struct Add { a: i64, b: i64 }
-//!
-//! #[tokio::main]
-//! async fn main() {
-//!     Server::builder("adder", "1.0.0")
-//!         .tool(
-//!             Tool::new("add", "Adds two integers").input_schema(serde_json::json!({
-//!                 "type": "object",
-//!                 "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-//!                 "required": ["a", "b"]
-//!             })),
-//!             |args: Add, _ctx: Context| async move { Json(serde_json::json!({"sum": args.a + args.b})) },
-//!         )
-//!         .build()
-//!         .serve_stdio()
-//!         .await;
+//! struct Db;
+//! impl Db {
+//!     async fn lookup(&self, key: &str) -> std::io::Result<String> { Ok(key.to_owned()) }
 //! }
+//!
+//! /// What to look up.
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Lookup {
+//!     /// The key, as stored.
+//!     key: String,
+//! }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Found {
+//!     value: String,
+//! }
+//!
+//! async fn lookup(State(db): State<Arc<Db>>, args: Lookup, ctx: Context) -> Result<Json<Found>, ToolError> {
+//!     ctx.progress(0.5, Some(1.0), None).await;
+//!     let value = db.lookup(&args.key).await?;
+//!     Ok(Json(Found { value }))
+//! }
+//!
+//! # async fn run() {
+//! Server::builder("db", "1.0.0")
+//!     .state(Arc::new(Db))
+//!     .tool(Tool::new("lookup", "Looks a key up"), lookup)
+//!     .build()
+//!     .serve_stdio()
+//!     .await;
+//! # }
 //! ```
 
 #![warn(missing_docs)]
@@ -72,7 +116,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
-pub use tool::{IntoToolResult, Json, NoArgs, StructuredContent, Tool, ToolOutput};
+pub use tool::{IntoToolResult, Json, NoArgs, Structured, StructuredContent, Tool, ToolOutput};
 pub use uri_template::UriTemplate;
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.

@@ -411,6 +411,22 @@ impl<T: StructuredContent> IntoToolResult for Json<T> {
     }
 }
 
+/// A text block written for people (a one-line summary, say), then `T` as structured content
+/// and as a JSON text block. With the `schemars` feature, `T`'s schema becomes the tool's
+/// output schema when `T` is an object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Structured<T>(pub String, pub T);
+
+impl<T: StructuredContent> IntoToolResult for Structured<T> {
+    fn into_tool_result(self) -> ToolOutput {
+        ToolOutput::structured(self.0, &self.1)
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        Json::<T>::output_schema()
+    }
+}
+
 /// `Ok` is the result; `Err` is a [`ToolError`]: an `isError` result carrying the error's
 /// source chain, or a JSON-RPC error when the handler asked for one.
 impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {

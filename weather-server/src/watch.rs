@@ -1,6 +1,8 @@
 //! Watching one city for a while: when to take each sample, and what the samples add up to
 //! (temperature range, the conditions seen in order, how many samples and misses).
 
+use mcp_server::schemars;
+use mcp_server::JsonSchema;
 use serde::Serialize;
 
 use crate::synthetic::{Condition, Observation};
@@ -98,13 +100,13 @@ impl Summary {
     }
 
     /// The structured form, as the `watch_weather` output schema describes it.
-    pub fn report<'a>(
-        &'a self,
-        city: &'a str,
-        country: &'a str,
+    pub fn report(
+        &self,
+        city: &'static str,
+        country: &'static str,
         duration_ms: u64,
         interval_ms: u64,
-    ) -> Report<'a> {
+    ) -> Report {
         Report {
             city,
             country,
@@ -115,26 +117,40 @@ impl Summary {
             min_c: self.min_c,
             max_c: self.max_c,
             conditions: self.conditions.iter().map(|c| c.as_str()).collect(),
-            first_observed_at: self.first_observed_at.as_deref(),
-            last_observed_at: self.last_observed_at.as_deref(),
+            first_observed_at: self.first_observed_at.clone(),
+            last_observed_at: self.last_observed_at.clone(),
         }
     }
 }
 
-/// What `watch_weather` returns as `structuredContent`.
-#[derive(Debug, Serialize)]
-pub struct Report<'a> {
-    city: &'a str,
-    country: &'a str,
+/// What a watch saw: how many samples, the temperature range and the skies.
+// `watch_weather`'s structured content: these doc comments and attributes are its output
+// schema. A report is made only when a sample succeeded, so the optional fields are set.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Report {
+    city: &'static str,
+    country: &'static str,
     duration_ms: u64,
+    #[schemars(range(min = 10))]
     interval_ms: u64,
+    /// Observations taken
+    #[schemars(range(min = 1))]
     samples: u32,
+    /// Samples the provider could not answer
     missed: u32,
+    /// Lowest temperature seen, °C
+    #[schemars(with = "f64")]
     min_c: Option<f64>,
+    /// Highest temperature seen, °C
+    #[schemars(with = "f64")]
     max_c: Option<f64>,
+    /// Each condition seen, in the order first seen
+    #[schemars(schema_with = "crate::weather::conditions_schema")]
     conditions: Vec<&'static str>,
-    first_observed_at: Option<&'a str>,
-    last_observed_at: Option<&'a str>,
+    #[schemars(with = "String", extend("format" = "date-time"))]
+    first_observed_at: Option<String>,
+    #[schemars(with = "String", extend("format" = "date-time"))]
+    last_observed_at: Option<String>,
 }
 
 #[cfg(test)]

@@ -6,15 +6,16 @@ use serde_json::{json, Value};
 use mcp_server::schema::{
     GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents, ToolAnnotations,
 };
+use mcp_server::schemars::{self, json_schema, Schema, SchemaGenerator};
 use mcp_server::{
-    CompletionRequest, Context, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest,
-    ResourceTemplate, Server, ServerError, Tool, ToolOutput,
+    CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
+    ResourceRequest, ResourceTemplate, Server, ServerError, State, Structured, Tool, ToolError,
 };
 
 use crate::cities::{self, City, CITIES};
 use crate::provider::Provider;
 use crate::synthetic::{Condition, DailyForecast, Observation};
-use crate::watch::{self, Summary};
+use crate::watch::{self, Report, Summary};
 
 /// The URI of the list of cities.
 pub const CITIES_URI: &str = "weather://cities";
@@ -27,15 +28,25 @@ city's conditions for a while (up to 10 minutes, with progress), and list_cities
 supported cities (names in English; Chinese names such as 深圳 also work). An unknown city returns \
 an error naming the closest known cities. Resources: weather://cities and weather://current/{city}.";
 
-#[derive(Deserialize)]
+// The tools' arguments: their doc comments and attributes are the tools' input schemas.
+
+#[derive(Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct CityArgs {
+    /// City name, e.g. "Shenzhen" or "深圳"
+    #[schemars(length(min = 1))]
     city: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct ForecastArgs {
+    /// City name
+    #[schemars(length(min = 1))]
     city: String,
+    /// How many days, 1 to 7
     #[serde(default = "default_days")]
+    #[schemars(range(min = 1, max = 7))]
     days: i64,
 }
 
@@ -43,13 +54,22 @@ fn default_days() -> i64 {
     3
 }
 
-#[derive(Deserialize)]
+// The durations are numbers, not integer types, so that any out-of-range value gets the
+// tool's own error; the schema still says integer.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct WatchArgs {
+    /// City name, e.g. "Shenzhen" or "深圳"
+    // An example lets generic clients (the conformance runner's slow-tool fixture) call it.
+    #[schemars(length(min = 1), extend("examples" = ["Shenzhen"]))]
     city: String,
-    /// A number, not an integer type, so that any out-of-range value gets the tool's own error.
+    /// How long to watch, in milliseconds (0 to 600000)
     #[serde(default = "default_duration_ms", rename = "durationMs")]
+    #[schemars(with = "u32", range(min = 0, max = 600_000), extend("default" = 5000))]
     duration_ms: f64,
+    /// Time between samples, in milliseconds (10 to 600000)
     #[serde(default = "default_interval_ms", rename = "intervalMs")]
+    #[schemars(with = "u32", range(min = 10, max = 600_000), extend("default" = 1000))]
     interval_ms: f64,
 }
 
@@ -73,9 +93,11 @@ fn millis(name: &str, value: f64, range: &std::ops::RangeInclusive<u64>) -> Resu
     }
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 struct ListArgs {
-    #[serde(default)]
+    /// Part of a city or country name
+    #[schemars(with = "String")]
     query: Option<String>,
 }
 
@@ -104,7 +126,7 @@ fn too_long(what: &str, text: &str) -> String {
 
 /// [`city_named`] for a tool: an unknown city is logged (its name cut short) and becomes the
 /// tool's error result.
-async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolOutput> {
+async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolError> {
     match city_named(name) {
         Ok(city) => Ok(city),
         Err(error) => {
@@ -114,25 +136,72 @@ async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static
                 json!({"tool": tool, "unknown_city": shown}),
             )
             .await;
-            Err(ToolOutput::error(error))
+            Err(error.into())
         }
     }
 }
 
-/// Current conditions as the `get_weather` output schema describes them.
-#[derive(Serialize)]
-struct CurrentWeather<'a> {
-    city: &'a str,
-    country: &'a str,
-    temperature_c: f64,
-    condition: &'static str,
-    humidity_pct: u8,
-    wind_kmh: f64,
-    wind_direction: &'static str,
-    observed_at: &'a str,
+/// The schema of a sky condition: one of [`Condition::ALL`].
+pub(crate) fn condition_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "string", "enum": Condition::ALL})
 }
 
-fn observation_json<'a>(city: &'a City, o: &'a Observation) -> CurrentWeather<'a> {
+/// The schema of a list of sky conditions.
+pub(crate) fn conditions_schema(_: &mut SchemaGenerator) -> Schema {
+    json_schema!({"type": "array", "items": {"type": "string", "enum": Condition::ALL}})
+}
+
+// The tools' structured results: their doc comments and attributes are the output schemas.
+
+#[derive(Serialize, JsonSchema)]
+struct CurrentWeather {
+    city: &'static str,
+    country: &'static str,
+    /// Air temperature in °C
+    temperature_c: f64,
+    #[schemars(schema_with = "condition_schema")]
+    condition: &'static str,
+    #[schemars(range(min = 0, max = 100))]
+    humidity_pct: u8,
+    #[schemars(range(min = 0))]
+    wind_kmh: f64,
+    /// Where the wind comes from (16-point compass)
+    wind_direction: &'static str,
+    #[schemars(extend("format" = "date-time"))]
+    observed_at: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Forecast {
+    city: &'static str,
+    country: &'static str,
+    days: Vec<ForecastDay>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct ForecastDay {
+    #[schemars(extend("format" = "date"))]
+    date: String,
+    min_c: f64,
+    max_c: f64,
+    #[schemars(schema_with = "condition_schema")]
+    condition: &'static str,
+    #[schemars(range(min = 0, max = 100))]
+    precipitation_chance_pct: u8,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct CityList {
+    cities: Vec<CityEntry>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct CityEntry {
+    name: &'static str,
+    country: &'static str,
+}
+
+fn observation_json(city: &'static City, o: &Observation) -> CurrentWeather {
     CurrentWeather {
         city: city.name,
         country: city.country,
@@ -141,7 +210,7 @@ fn observation_json<'a>(city: &'a City, o: &'a Observation) -> CurrentWeather<'a
         humidity_pct: o.humidity_pct,
         wind_kmh: o.wind_kmh,
         wind_direction: o.wind_direction,
-        observed_at: &o.observed_at,
+        observed_at: o.observed_at.clone(),
     }
 }
 
@@ -169,84 +238,14 @@ fn observation_text(city: &City, o: &Observation) -> String {
     text
 }
 
-fn day_json(d: &DailyForecast) -> Value {
-    json!({
-        "date": d.date,
-        "min_c": d.min_c,
-        "max_c": d.max_c,
-        "condition": d.condition.as_str(),
-        "precipitation_chance_pct": d.precipitation_chance_pct,
-    })
-}
-
-fn current_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "country": {"type": "string"},
-            "temperature_c": {"type": "number", "description": "Air temperature in °C"},
-            "condition": {"type": "string", "enum": Condition::ALL},
-            "humidity_pct": {"type": "integer", "minimum": 0, "maximum": 100},
-            "wind_kmh": {"type": "number", "minimum": 0},
-            "wind_direction": {"type": "string", "description": "Where the wind comes from (16-point compass)"},
-            "observed_at": {"type": "string", "format": "date-time"}
-        },
-        "required": ["city", "country", "temperature_c", "condition", "humidity_pct", "wind_kmh", "wind_direction", "observed_at"]
-    })
-}
-
-fn forecast_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "country": {"type": "string"},
-            "days": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "date": {"type": "string", "format": "date"},
-                        "min_c": {"type": "number"},
-                        "max_c": {"type": "number"},
-                        "condition": {"type": "string", "enum": Condition::ALL},
-                        "precipitation_chance_pct": {"type": "integer", "minimum": 0, "maximum": 100}
-                    },
-                    "required": ["date", "min_c", "max_c", "condition", "precipitation_chance_pct"]
-                }
-            }
-        },
-        "required": ["city", "country", "days"]
-    })
-}
-
-fn watch_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "country": {"type": "string"},
-            "duration_ms": {"type": "integer", "minimum": 0},
-            "interval_ms": {"type": "integer", "minimum": 10},
-            "samples": {"type": "integer", "minimum": 1, "description": "Observations taken"},
-            "missed": {"type": "integer", "minimum": 0, "description": "Samples the provider could not answer"},
-            "min_c": {"type": "number", "description": "Lowest temperature seen, °C"},
-            "max_c": {"type": "number", "description": "Highest temperature seen, °C"},
-            "conditions": {
-                "type": "array",
-                "items": {"type": "string", "enum": Condition::ALL},
-                "description": "Each condition seen, in the order first seen"
-            },
-            "first_observed_at": {"type": "string", "format": "date-time"},
-            "last_observed_at": {"type": "string", "format": "date-time"}
-        },
-        "required": ["city", "country", "duration_ms", "interval_ms", "samples", "missed", "min_c", "max_c", "conditions", "first_observed_at", "last_observed_at"]
-    })
-}
-
-fn city_schema(description: &str) -> Value {
-    json!({"type": "string", "description": description, "minLength": 1})
+fn day_json(d: &DailyForecast) -> ForecastDay {
+    ForecastDay {
+        date: d.date.clone(),
+        min_c: d.min_c,
+        max_c: d.max_c,
+        condition: d.condition.as_str(),
+        precipitation_chance_pct: d.precipitation_chance_pct,
+    }
 }
 
 fn annotations(provider: &Provider) -> ToolAnnotations {
@@ -257,10 +256,6 @@ fn annotations(provider: &Provider) -> ToolAnnotations {
         open_world_hint: Some(provider.is_networked()),
         ..Default::default()
     }
-}
-
-fn structured(text: String, value: Value) -> ToolOutput {
-    ToolOutput::structured(text, &value)
 }
 
 /// The cities whose name or an alias starts with what was typed (case and accents ignored),
@@ -303,11 +298,14 @@ pub fn complete_city_slug(prefix: &str) -> Vec<String> {
         .collect()
 }
 
-async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> ToolOutput {
-    let city = match city_for_tool("get_weather", &args.city, &ctx).await {
-        Ok(city) => city,
-        Err(error) => return error,
-    };
+type ToolResult<T> = Result<Structured<T>, ToolError>;
+
+async fn get_weather(
+    State(provider): State<Provider>,
+    args: CityArgs,
+    ctx: Context,
+) -> ToolResult<CurrentWeather> {
+    let city = city_for_tool("get_weather", &args.city, &ctx).await?;
     match provider.current(city).await {
         Ok(o) => {
             let log = CallLog {
@@ -315,7 +313,10 @@ async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> ToolOu
                 city: city.name,
             };
             ctx.log(LoggingLevel::Info, log).await;
-            ToolOutput::structured(observation_text(city, &o), &observation_json(city, &o))
+            Ok(Structured(
+                observation_text(city, &o),
+                observation_json(city, &o),
+            ))
         }
         Err(e) => {
             ctx.log(
@@ -323,10 +324,11 @@ async fn get_weather(provider: Provider, args: CityArgs, ctx: Context) -> ToolOu
                 json!({"tool": "get_weather", "city": city.name, "error": e.to_string()}),
             )
             .await;
-            ToolOutput::error(format!(
+            Err(format!(
                 "The weather for {} is unavailable right now: {e}",
                 city.name
-            ))
+            )
+            .into())
         }
     }
 }
@@ -351,17 +353,16 @@ async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecas
     tokio::time::sleep(PROGRESS_GAP).await;
 }
 
-async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> ToolOutput {
-    let city = match city_for_tool("get_forecast", &args.city, &ctx).await {
-        Ok(city) => city,
-        Err(error) => return error,
-    };
-    let Ok(days) = u8::try_from(args.days) else {
-        return ToolOutput::error(format!("days must be between 1 and 7, got {}", args.days));
-    };
-    if !(1..=7).contains(&days) {
-        return ToolOutput::error(format!("days must be between 1 and 7, got {days}"));
-    }
+async fn get_forecast(
+    State(provider): State<Provider>,
+    args: ForecastArgs,
+    ctx: Context,
+) -> ToolResult<Forecast> {
+    let city = city_for_tool("get_forecast", &args.city, &ctx).await?;
+    let days = u8::try_from(args.days)
+        .ok()
+        .filter(|days| (1..=7).contains(days))
+        .ok_or_else(|| format!("days must be between 1 and 7, got {}", args.days))?;
     ctx.log(
         LoggingLevel::Info,
         json!({"tool": "get_forecast", "city": city.name, "days": days}),
@@ -379,17 +380,18 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> T
                 f
             }
             Err(e) => {
-                return ToolOutput::error(format!(
+                let error = format!(
                     "The forecast for {} is unavailable right now: {e}",
                     city.name
-                ))
+                );
+                return Err(error.into());
             }
         }
     } else {
         let mut out = Vec::with_capacity(usize::from(days));
         for d in 0..days {
             if ctx.is_cancelled() {
-                return ToolOutput::error("cancelled");
+                return Err("cancelled".into());
             }
             if let Some(day) = provider.embedded_forecast_day(city, d) {
                 report_day(&ctx, usize::from(d) + 1, usize::from(days), &day).await;
@@ -411,12 +413,12 @@ async fn get_forecast(provider: Provider, args: ForecastArgs, ctx: Context) -> T
         }))
         .collect::<Vec<_>>()
         .join("\n");
-    let value = json!({
-        "city": city.name,
-        "country": city.country,
-        "days": forecast.iter().map(day_json).collect::<Vec<_>>(),
-    });
-    structured(text, value)
+    let value = Forecast {
+        city: city.name,
+        country: city.country,
+        days: forecast.iter().map(day_json).collect(),
+    };
+    Ok(Structured(text, value))
 }
 
 /// Samples `city` every `interval_ms` for `duration_ms`, reporting each sample as progress
@@ -462,19 +464,14 @@ async fn watch_city(
     }
 }
 
-async fn watch_weather(provider: Provider, args: WatchArgs, ctx: Context) -> ToolOutput {
-    let city = match city_for_tool("watch_weather", &args.city, &ctx).await {
-        Ok(city) => city,
-        Err(error) => return error,
-    };
-    let duration_ms = match millis("durationMs", args.duration_ms, &watch::DURATION_MS) {
-        Ok(ms) => ms,
-        Err(e) => return ToolOutput::error(e),
-    };
-    let interval_ms = match millis("intervalMs", args.interval_ms, &watch::INTERVAL_MS) {
-        Ok(ms) => ms,
-        Err(e) => return ToolOutput::error(e),
-    };
+async fn watch_weather(
+    State(provider): State<Provider>,
+    args: WatchArgs,
+    ctx: Context,
+) -> ToolResult<Report> {
+    let city = city_for_tool("watch_weather", &args.city, &ctx).await?;
+    let duration_ms = millis("durationMs", args.duration_ms, &watch::DURATION_MS)?;
+    let interval_ms = millis("intervalMs", args.interval_ms, &watch::INTERVAL_MS)?;
     ctx.log(
         LoggingLevel::Info,
         json!({"tool": "watch_weather", "city": city.name, "duration_ms": duration_ms, "interval_ms": interval_ms}),
@@ -483,30 +480,31 @@ async fn watch_weather(provider: Provider, args: WatchArgs, ctx: Context) -> Too
     let summary = tokio::select! {
         biased;
         // The client gets no answer to a cancelled request; this only ends the work.
-        _ = ctx.cancelled() => return ToolOutput::error("cancelled"),
+        _ = ctx.cancelled() => return Err("cancelled".into()),
         summary = watch_city(&provider, city, duration_ms, interval_ms, &ctx) => summary,
     };
     if summary.samples == 0 {
-        return ToolOutput::error(format!(
+        return Err(format!(
             "The weather for {} was unavailable for the whole watch ({} samples failed): {}",
             city.name,
             summary.missed,
             summary.last_error.as_deref().unwrap_or("no answer")
-        ));
+        )
+        .into());
     }
-    ToolOutput::structured(
+    Ok(Structured(
         summary.text(city.name, duration_ms),
-        &summary.report(city.name, city.country, duration_ms, interval_ms),
-    )
+        summary.report(city.name, city.country, duration_ms, interval_ms),
+    ))
 }
 
-async fn list_cities(args: ListArgs, ctx: Context) -> ToolOutput {
+async fn list_cities(args: ListArgs, ctx: Context) -> ToolResult<CityList> {
     if let Some(query) = args
         .query
         .as_deref()
         .filter(|q| q.len() > cities::MAX_NAME_BYTES)
     {
-        return ToolOutput::error(too_long("The query", query));
+        return Err(too_long("The query", query).into());
     }
     let query = args.query.as_deref().map(cities::fold).unwrap_or_default();
     let found: Vec<&City> = CITIES
@@ -532,10 +530,16 @@ async fn list_cities(args: ListArgs, ctx: Context) -> ToolOutput {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let value = json!({
-        "cities": found.iter().map(|c| json!({"name": c.name, "country": c.country})).collect::<Vec<_>>(),
+    let cities = found.iter().map(|c| CityEntry {
+        name: c.name,
+        country: c.country,
     });
-    structured(text, value)
+    Ok(Structured(
+        text,
+        CityList {
+            cities: cities.collect(),
+        },
+    ))
 }
 
 fn cities_json() -> String {
@@ -556,103 +560,98 @@ pub fn current_uri(city: &City) -> String {
     format!("weather://current/{}", cities::slug(city.name))
 }
 
+/// The tool hints every weather tool shares.
+fn annotations_for(provider: &Provider, open_world: bool) -> ToolAnnotations {
+    ToolAnnotations {
+        open_world_hint: Some(open_world),
+        ..annotations(provider)
+    }
+}
+
+/// Reads `weather://current/{city}`: the city's current conditions as JSON.
+async fn read_current(
+    req: ResourceRequest,
+    State(provider): State<Provider>,
+) -> Result<ReadResourceResult, ServerError> {
+    let name = req.var("city").unwrap_or_default().replace('-', " ");
+    // No "did you mean" search for a URI: not found is the whole answer.
+    let city = cities::find(&name).ok_or_else(|| ServerError::ResourceNotFound(req.uri.clone()))?;
+    let o = provider
+        .current(city)
+        .await
+        .map_err(|e| ServerError::handler(e.to_string()))?;
+    let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
+    let contents = TextResourceContents::new(req.uri, text).with_mime_type("application/json");
+    Ok(ReadResourceResult::new(vec![contents.into()]))
+}
+
+/// The `weather_report` prompt: asks for a report in the given style, with the data embedded.
+async fn weather_report(
+    args: PromptArguments,
+    State(provider): State<Provider>,
+) -> Result<GetPromptResult, ServerError> {
+    let name = args.get("city").cloned().unwrap_or_default();
+    let city = city_named(&name).map_err(ServerError::InvalidParams)?;
+    let o = provider
+        .current(city)
+        .await
+        .map_err(|e| ServerError::handler(e.to_string()))?;
+    let style = args.get("style").map(String::as_str).unwrap_or("brief");
+    let data = serde_json::to_string(&observation_json(city, &o)).unwrap_or_default();
+    let ask = format!(
+        "Write a {style} weather report for {} ({}) from this current data:\n{data}",
+        city.name, city.country
+    );
+    Ok(GetPromptResult::new(vec![PromptMessage::user(ask)])
+        .with_description(format!("Weather report for {}", city.name)))
+}
+
+const WATCH_DESCRIPTION: &str = "Watch a city's current conditions for a while (up to 10 minutes) \
+and report how they changed: temperature range, the skies seen, how many samples. Sends one \
+progress notification per sample when the call carries a progress token; cancel it to stop early.";
+
 /// The weather server, answering from `provider`.
 pub fn build(provider: Provider) -> Server {
-    // An example city lets generic clients (the conformance runner's slow-tool fixture) call it.
-    let mut watch_city_schema = city_schema("City name, e.g. \"Shenzhen\" or \"深圳\"");
-    watch_city_schema["examples"] = json!(["Shenzhen"]);
-    let (p1, p2, p3, p4, p5) = (
-        provider.clone(),
-        provider.clone(),
-        provider.clone(),
-        provider.clone(),
-        provider.clone(),
-    );
+    let weather_hints = annotations_for(&provider, provider.is_networked());
     Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
         .title("Weather")
         .description("Current weather and forecasts for world cities")
         .instructions(INSTRUCTIONS)
         // Each call's info entry goes only to clients that ask for it with logging/setLevel.
         .default_log_level(LoggingLevel::Warning)
+        .state(provider.clone())
         .tool(
             Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
                 .title("Current weather")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {"city": city_schema("City name, e.g. \"Shenzhen\" or \"深圳\"")},
-                    "required": ["city"],
-                    "additionalProperties": false
-                }))
-                .output_schema(current_schema())
-                .annotations(annotations(&provider)),
-            move |args: CityArgs, ctx: Context| get_weather(p1.clone(), args, ctx),
+                .annotations(weather_hints.clone()),
+            get_weather,
         )
         .tool(
             Tool::new("get_forecast", "Daily forecast for a city, 1 to 7 days: low/high °C, sky, chance of precipitation.")
                 .title("Forecast")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "city": city_schema("City name"),
-                        "days": {"type": "integer", "minimum": 1, "maximum": 7, "default": 3, "description": "How many days, 1 to 7"}
-                    },
-                    "required": ["city"],
-                    "additionalProperties": false
-                }))
-                .output_schema(forecast_schema())
-                .annotations(annotations(&provider)),
-            move |args: ForecastArgs, ctx: Context| get_forecast(p2.clone(), args, ctx),
+                .annotations(weather_hints.clone()),
+            get_forecast,
         )
         .tool(
-            Tool::new("watch_weather", "Watch a city's current conditions for a while (up to 10 minutes) and report how they changed: \
-temperature range, the skies seen, how many samples. Sends one progress notification per sample when the call carries a progress token; \
-cancel it to stop early.")
+            Tool::new("watch_weather", WATCH_DESCRIPTION)
                 .title("Watch the weather")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "city": watch_city_schema,
-                        "durationMs": {"type": "integer", "minimum": 0, "maximum": 600_000, "default": 5000,
-                            "description": "How long to watch, in milliseconds (0 to 600000)"},
-                        "intervalMs": {"type": "integer", "minimum": 10, "maximum": 600_000, "default": 1000,
-                            "description": "Time between samples, in milliseconds (10 to 600000)"}
-                    },
-                    "required": ["city"],
-                    "additionalProperties": false
-                }))
-                .output_schema(watch_schema())
-                .annotations(annotations(&provider)),
-            move |args: WatchArgs, ctx: Context| watch_weather(p5.clone(), args, ctx),
+                .annotations(weather_hints),
+            watch_weather,
         )
         .tool(
             Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")
                 .title("Known cities")
-                .input_schema(json!({
-                    "type": "object",
-                    "properties": {"query": {"type": "string", "description": "Part of a city or country name"}},
-                    "additionalProperties": false
-                }))
-                .output_schema(json!({
-                    "type": "object",
-                    "properties": {"cities": {"type": "array", "items": {
-                        "type": "object",
-                        "properties": {"name": {"type": "string"}, "country": {"type": "string"}},
-                        "required": ["name", "country"]
-                    }}},
-                    "required": ["cities"]
-                }))
-                .annotations(ToolAnnotations { open_world_hint: Some(false), ..annotations(&provider) }),
-            |args: ListArgs, ctx: Context| list_cities(args, ctx),
+                .annotations(annotations_for(&provider, false)),
+            list_cities,
         )
         .resource(
             Resource::new(CITIES_URI, "cities")
                 .title("Known cities")
                 .description("Every city with its country, coordinates, time zone and aliases (JSON)")
                 .mime_type("application/json"),
-            |req: ResourceRequest, _ctx: Context| async move {
-                ReadResourceResult::new(vec![TextResourceContents::new(req.uri, cities_json())
-                    .with_mime_type("application/json")
-                    .into()])
+            |req: ResourceRequest| async move {
+                let contents = TextResourceContents::new(req.uri, cities_json());
+                ReadResourceResult::new(vec![contents.with_mime_type("application/json").into()])
             },
         )
         .resource_template(
@@ -660,55 +659,26 @@ cancel it to stop early.")
                 .title("Current weather")
                 .description("Current conditions in one city (JSON); subscribe to hear when they change")
                 .mime_type("application/json"),
-            move |req: ResourceRequest, _ctx: Context| {
-                let provider = p3.clone();
-                async move {
-                    let name = req.var("city").unwrap_or_default().replace('-', " ");
-                    // No "did you mean" search for a URI: not found is the whole answer.
-                    let city = cities::find(&name).ok_or_else(|| ServerError::ResourceNotFound(req.uri.clone()))?;
-                    let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
-                    let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
-                    Ok::<_, ServerError>(ReadResourceResult::new(vec![TextResourceContents::new(req.uri, text)
-                        .with_mime_type("application/json")
-                        .into()]))
-                }
-            },
+            read_current,
         )
         .prompt(
             Prompt::new("weather_report", "A weather report for a city, with the current data embedded")
                 .title("Weather report")
                 .argument("city", "The city", true)
                 .argument("style", "The tone, e.g. \"brief\", \"friendly\", \"for pilots\"", false),
-            move |args: PromptArguments, _ctx: Context| {
-                let provider = p4.clone();
-                async move {
-                    let name = args.get("city").cloned().unwrap_or_default();
-                    let city = city_named(&name).map_err(ServerError::InvalidParams)?;
-                    let o = provider.current(city).await.map_err(|e| ServerError::handler(e.to_string()))?;
-                    let style = args.get("style").map(String::as_str).unwrap_or("brief");
-                    let data = serde_json::to_string(&observation_json(city, &o)).unwrap_or_default();
-                    let ask = format!(
-                        "Write a {style} weather report for {} ({}) from this current data:\n{data}",
-                        city.name, city.country
-                    );
-                    Ok::<_, ServerError>(
-                        GetPromptResult::new(vec![PromptMessage::user(ask)])
-                            .with_description(format!("Weather report for {}", city.name)),
-                    )
-                }
-            },
+            weather_report,
         )
-        .prompt_completion("weather_report", "city", |req: CompletionRequest, _ctx: Context| async move {
+        .prompt_completion("weather_report", "city", |req: CompletionRequest| async move {
             complete_city(&req.value)
         })
-        .prompt_completion("weather_report", "style", |req: CompletionRequest, _ctx: Context| async move {
+        .prompt_completion("weather_report", "style", |req: CompletionRequest| async move {
             ["brief", "detailed", "friendly", "for pilots", "for sailors"]
                 .iter()
                 .filter(|s| s.starts_with(&req.value))
                 .map(|s| s.to_string())
                 .collect::<Vec<_>>()
         })
-        .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest, _ctx: Context| async move {
+        .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest| async move {
             complete_city_slug(&req.value)
         })
         .build()

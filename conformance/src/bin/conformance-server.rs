@@ -14,6 +14,7 @@ use mcp_server::{
     complete_from, CompletionRequest, Context, LoggingLevel, NoArgs, Prompt, PromptArguments,
     Resource, ResourceRequest, ResourceTemplate, Server, Tool, ToolOutput,
 };
+use mcp_server::{schemars, JsonSchema};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -34,23 +35,23 @@ const SSE_CLOSE_AFTER: Duration = Duration::from_millis(300);
 /// The `retry` the server asks of reconnecting clients.
 const SSE_RETRY: Duration = Duration::from_millis(500);
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct SamplingArgs {
     prompt: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct ElicitationArgs {
     message: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct PromptArgs {
     arg1: String,
     arg2: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 struct EmbeddedPromptArgs {
     resource_uri: String,
