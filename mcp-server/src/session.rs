@@ -9,9 +9,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
 use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
 use mcp_proto::schema::{
-    ClientCapabilities, Implementation, InitializeParams, LoggingLevel, ServerCapabilities,
-    SetLevelParams,
+    CallTool, ClientCapabilities, Complete, GetPrompt, Implementation, Initialize,
+    InitializeParams, ListPrompts, ListResourceTemplates, ListResources, ListTools, LoggingLevel,
+    Ping, ReadResource, RequestType, ServerCapabilities, SetLevel, Subscribe, Unsubscribe,
 };
+use mcp_proto::sync::lock;
 use mcp_proto::version::negotiate;
 use mcp_proto::ProtocolVersion;
 use serde::de::DeserializeOwned;
@@ -168,10 +170,6 @@ impl SessionState {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// Parses a request's params into their typed form; absent params read as `{}`.
 pub(crate) fn parse_params<T: DeserializeOwned>(
     params: Option<&RawJson>,
@@ -179,6 +177,66 @@ pub(crate) fn parse_params<T: DeserializeOwned>(
     let text = params.map_or("{}", |p| p.get());
     jsonrpc::from_object(text)
         .map_err(|e| ServerError::InvalidParams(format!("Invalid params: {e}")))
+}
+
+/// The requests a server answers, each named by its request type's `METHOD`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Method {
+    Ping,
+    Initialize,
+    CallTool,
+    ListTools,
+    ListResources,
+    ListResourceTemplates,
+    ReadResource,
+    Subscribe,
+    Unsubscribe,
+    ListPrompts,
+    GetPrompt,
+    Complete,
+    SetLevel,
+}
+
+/// The method table: every request type the server answers, keyed by its `METHOD`.
+const METHODS: [(&str, Method); 13] = [
+    (Ping::METHOD, Method::Ping),
+    (Initialize::METHOD, Method::Initialize),
+    (CallTool::METHOD, Method::CallTool),
+    (ListTools::METHOD, Method::ListTools),
+    (ListResources::METHOD, Method::ListResources),
+    (ListResourceTemplates::METHOD, Method::ListResourceTemplates),
+    (ReadResource::METHOD, Method::ReadResource),
+    (Subscribe::METHOD, Method::Subscribe),
+    (Unsubscribe::METHOD, Method::Unsubscribe),
+    (ListPrompts::METHOD, Method::ListPrompts),
+    (GetPrompt::METHOD, Method::GetPrompt),
+    (Complete::METHOD, Method::Complete),
+    (SetLevel::METHOD, Method::SetLevel),
+];
+
+impl Method {
+    /// The request type named `method`, if the server answers it.
+    fn of(method: &str) -> Option<Method> {
+        METHODS
+            .iter()
+            .find(|(name, _)| *name == method)
+            .map(|(_, m)| *m)
+    }
+
+    /// Whether this connection was offered the capability the method belongs to.
+    fn offered(self, advertised: Advertised) -> bool {
+        match self {
+            Method::Ping | Method::Initialize | Method::SetLevel => true,
+            Method::CallTool | Method::ListTools => advertised.tools,
+            Method::ListResources
+            | Method::ListResourceTemplates
+            | Method::ReadResource
+            | Method::Subscribe
+            | Method::Unsubscribe => advertised.resources,
+            Method::ListPrompts | Method::GetPrompt => advertised.prompts,
+            Method::Complete => advertised.completions,
+        }
+    }
 }
 
 /// The server's handler for one connection.
@@ -189,29 +247,31 @@ pub(crate) struct Session {
 
 impl Session {
     async fn route(&self, request: Request, rc: RequestContext) -> Result<RawJson, ServerError> {
-        let method = request.method.as_str();
+        let method = Method::of(&request.method);
         match method {
-            "ping" => return Ok(jsonrpc::empty_object()),
-            "initialize" => return self.initialize(&request, rc.peer()),
+            Some(Method::Ping) => return Ok(jsonrpc::empty_object()),
+            Some(Method::Initialize) => return self.initialize(&request, rc.peer()),
             _ => {}
         }
         let Some(version) = self.state.version_when_ready().await else {
             return Err(ServerError::NotInitialized(request.method));
         };
         let advertised = self.state.advertised();
+        let Some(method) = method.filter(|m| m.offered(advertised)) else {
+            return Err(ServerError::MethodNotFound(request.method));
+        };
         let server = &self.server;
         let params = request.params.as_ref();
         let ctx = move || Context::new(rc, self.state.clone(), server.clone());
         match method {
-            "tools/call" if advertised.tools => server.call_tool(params, ctx(), version).await,
-            "tools/list" if advertised.tools => server.list_tools(params),
-            "resources/list" if advertised.resources => server.list_resources(params, ctx()).await,
-            "resources/templates/list" if advertised.resources => {
-                server.list_resource_templates(params)
-            }
-            "resources/read" if advertised.resources => server.read_resource(params, ctx()).await,
-            "resources/subscribe" if advertised.resources => {
-                let p: mcp_proto::schema::SubscribeParams = parse_params(params)?;
+            Method::Ping | Method::Initialize => Ok(jsonrpc::empty_object()),
+            Method::CallTool => server.call_tool(params, ctx(), version).await,
+            Method::ListTools => server.list_tools(params),
+            Method::ListResources => server.list_resources(params, ctx()).await,
+            Method::ListResourceTemplates => server.list_resource_templates(params),
+            Method::ReadResource => server.read_resource(params, ctx()).await,
+            Method::Subscribe => {
+                let p: <Subscribe as RequestType>::Params = parse_params(params)?;
                 let mut subscriptions = lock(&self.state.subscriptions);
                 if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
                     return Err(ServerError::InvalidParams(format!(
@@ -221,22 +281,21 @@ impl Session {
                 subscriptions.insert(p.uri);
                 Ok(jsonrpc::empty_object())
             }
-            "resources/unsubscribe" if advertised.resources => {
-                let p: mcp_proto::schema::UnsubscribeParams = parse_params(params)?;
+            Method::Unsubscribe => {
+                let p: <Unsubscribe as RequestType>::Params = parse_params(params)?;
                 lock(&self.state.subscriptions).remove(&p.uri);
                 Ok(jsonrpc::empty_object())
             }
-            "prompts/list" if advertised.prompts => server.list_prompts(params),
-            "prompts/get" if advertised.prompts => server.get_prompt(params, ctx()).await,
-            "completion/complete" if advertised.completions => server.complete(params, ctx()).await,
-            "logging/setLevel" => {
-                let p: SetLevelParams = parse_params(params)?;
+            Method::ListPrompts => server.list_prompts(params),
+            Method::GetPrompt => server.get_prompt(params, ctx()).await,
+            Method::Complete => server.complete(params, ctx()).await,
+            Method::SetLevel => {
+                let p: <SetLevel as RequestType>::Params = parse_params(params)?;
                 self.state
                     .log_level
                     .store(level_index(p.level), Ordering::Relaxed);
                 Ok(jsonrpc::empty_object())
             }
-            _ => Err(ServerError::MethodNotFound(request.method.clone())),
         }
     }
 
