@@ -3,27 +3,25 @@
 //! (sampling, roots, elicitation, ping), each refused locally when the client did not declare
 //! the capability it needs.
 
-use std::sync::Arc;
-
 use mcp_proto::peer::{PeerHandle, RequestContext, RequestOptions};
 use mcp_proto::schema::{
     ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
     ElicitParams, ElicitResult, Implementation, IncludeContext, ListRoots, ListRootsResult,
-    LoggingLevel, LoggingMessage, LoggingMessageParams, Ping,
+    LoggingLevel, LoggingMessage, LoggingMessageParams, Ping, ServerCapabilities,
 };
 use mcp_proto::{ProtocolVersion, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
+use crate::request_state::RequestState;
 use crate::server::Server;
-use crate::session::SessionState;
 
 /// What a tool, resource, prompt or completion handler gets with its request.
 #[derive(Clone)]
 pub struct Context {
     request: RequestContext,
-    session: Arc<SessionState>,
+    state: RequestState,
     server: Server,
 }
 
@@ -40,10 +38,10 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub(crate) fn new(request: RequestContext, session: Arc<SessionState>, server: Server) -> Self {
+    pub(crate) fn new(request: RequestContext, state: RequestState, server: Server) -> Self {
         Context {
             request,
-            session,
+            state,
             server,
         }
     }
@@ -82,7 +80,7 @@ impl Context {
         logger: Option<&str>,
         data: impl Serialize,
     ) -> bool {
-        if !self.session.logs(level) {
+        if !self.state.logs(level) {
             return false;
         }
         let data = match serde_json::to_value(data) {
@@ -112,19 +110,24 @@ impl Context {
         self.request.cancellation().cancelled().await
     }
 
-    /// The protocol version negotiated on this connection.
+    /// The protocol version this request is served under.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.session.version().unwrap_or(ProtocolVersion::LATEST)
+        self.state.version()
     }
 
     /// The client's name and version, as it sent them in `initialize`.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.session.client().map(|c| &c.info)
+        Some(self.state.client_info())
     }
 
     /// The capabilities the client declared in `initialize`.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.session.client().map(|c| &c.capabilities)
+        Some(self.state.client_capabilities())
+    }
+
+    /// The capabilities this server declared to the client.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        self.state.server_capabilities()
     }
 
     /// The server this request came to (to add or remove tools at run time, say).

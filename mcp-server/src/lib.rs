@@ -101,6 +101,7 @@ pub mod http;
 mod pagination;
 pub mod prompt;
 mod registry;
+mod request_state;
 pub mod resource;
 pub mod server;
 mod session;

@@ -267,8 +267,8 @@ impl Server {
     ) -> RunningSession {
         let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
         if let Some(version) = preinitialized {
-            let (_, advertised) = self.capabilities(version);
-            state.preinitialize(version, advertised);
+            let (capabilities, advertised) = self.capabilities(version);
+            state.preinitialize(version, capabilities, advertised);
         }
         let session = Arc::new(Session {
             server: self.clone(),
@@ -785,7 +785,7 @@ impl RunningSession {
 
     /// The client's info, once `initialize` was answered.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.state.client().map(|c| &c.info)
+        self.state.negotiated().map(|n| &n.client_info)
     }
 
     /// Sends a log message not tied to a request, subject to the client's log level.

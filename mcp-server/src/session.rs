@@ -3,7 +3,7 @@
 //! [`Handler`] for the peer engine, which enforces the lifecycle and routes each method.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
@@ -20,18 +20,11 @@ use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use crate::error::ServerError;
+use crate::request_state::{LogLevel, Negotiated, RequestState};
 use crate::server::Server;
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
-
-/// What the client told us in `initialize`.
-#[derive(Debug, Clone)]
-pub(crate) struct ClientSession {
-    pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) info: Implementation,
-}
 
 /// Which list-changed notifications a client was promised.
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,36 +53,27 @@ impl ListKind {
     }
 }
 
-/// Per-connection state, in one place.
+/// Per-connection state: what was negotiated (the request state every request of the
+/// connection is served under), the log level, subscriptions and the peer.
 pub(crate) struct SessionState {
-    client: OnceLock<ClientSession>,
-    advertised: OnceLock<Advertised>,
+    negotiated: OnceLock<Arc<Negotiated>>,
     initialized_notified: AtomicBool,
     /// Preinitialized for one stateless HTTP request: `initialize` is answered, not refused.
     stateless: AtomicBool,
-    /// The minimum level of log messages sent, as an index into `LoggingLevel::ALL`.
-    log_level: AtomicU8,
+    log_level: Arc<LogLevel>,
     subscriptions: Mutex<HashSet<String>>,
     peer: OnceLock<PeerHandle>,
     /// Woken once `initialize` has been answered.
     ready: tokio::sync::Notify,
 }
 
-fn level_index(level: LoggingLevel) -> u8 {
-    LoggingLevel::ALL
-        .iter()
-        .position(|l| *l == level)
-        .unwrap_or(0) as u8
-}
-
 impl SessionState {
     pub(crate) fn new(log_level: LoggingLevel) -> Self {
         SessionState {
-            client: OnceLock::new(),
-            advertised: OnceLock::new(),
+            negotiated: OnceLock::new(),
             initialized_notified: AtomicBool::new(false),
             stateless: AtomicBool::new(false),
-            log_level: AtomicU8::new(level_index(log_level)),
+            log_level: Arc::new(LogLevel::new(log_level)),
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
             ready: tokio::sync::Notify::new(),
@@ -98,31 +82,38 @@ impl SessionState {
 
     /// Marks the session initialized without an `initialize` (stateless HTTP): `version` as
     /// negotiated, no client capabilities, an anonymous client.
-    pub(crate) fn preinitialize(&self, version: ProtocolVersion, advertised: Advertised) {
-        let _ = self.advertised.set(advertised);
-        let _ = self.client.set(ClientSession {
+    pub(crate) fn preinitialize(
+        &self,
+        version: ProtocolVersion,
+        server_capabilities: ServerCapabilities,
+        advertised: Advertised,
+    ) {
+        let _ = self.negotiated.set(Arc::new(Negotiated {
             version,
-            capabilities: ClientCapabilities::default(),
-            info: Implementation::new("stateless-client", "0"),
-        });
+            client_capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("stateless-client", "0"),
+            server_capabilities,
+            advertised,
+        }));
         self.initialized_notified.store(true, Ordering::Release);
         self.stateless.store(true, Ordering::Release);
     }
 
-    pub(crate) fn client(&self) -> Option<&ClientSession> {
-        self.client.get()
+    /// What was negotiated, once `initialize` was answered.
+    pub(crate) fn negotiated(&self) -> Option<&Arc<Negotiated>> {
+        self.negotiated.get()
     }
 
     pub(crate) fn version(&self) -> Option<ProtocolVersion> {
-        self.client.get().map(|c| c.version)
+        self.negotiated.get().map(|n| n.version)
     }
 
-    /// The negotiated version, waiting briefly for a concurrent `initialize` when the client
+    /// What was negotiated, waiting briefly for a concurrent `initialize` when the client
     /// already sent `notifications/initialized` (requests run concurrently, so a pipelining
     /// client's first call may start before its `initialize` has been handled).
-    async fn version_when_ready(&self) -> Option<ProtocolVersion> {
-        if let Some(version) = self.version() {
-            return Some(version);
+    async fn negotiated_when_ready(&self) -> Option<Arc<Negotiated>> {
+        if let Some(negotiated) = self.negotiated() {
+            return Some(negotiated.clone());
         }
         if !self.initialized_notified.load(Ordering::Acquire) {
             return None;
@@ -130,15 +121,15 @@ impl SessionState {
         let notified = self.ready.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
-        if let Some(version) = self.version() {
-            return Some(version);
+        if let Some(negotiated) = self.negotiated() {
+            return Some(negotiated.clone());
         }
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), notified).await;
-        self.version()
+        self.negotiated().cloned()
     }
 
     pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
-        level_index(level) >= self.log_level.load(Ordering::Relaxed)
+        self.log_level.allows(level)
     }
 
     pub(crate) fn set_peer(&self, peer: PeerHandle) {
@@ -155,18 +146,15 @@ impl SessionState {
 
     /// Whether this client should hear that `kind` changed.
     pub(crate) fn wants_list_changed(&self, kind: ListKind) -> bool {
-        let Some(advertised) = self.advertised.get() else {
+        let Some(negotiated) = self.negotiated.get() else {
             return false;
         };
+        let advertised = negotiated.advertised;
         match kind {
             ListKind::Tools => advertised.tools,
             ListKind::Resources => advertised.resources,
             ListKind::Prompts => advertised.prompts,
         }
-    }
-
-    fn advertised(&self) -> Advertised {
-        self.advertised.get().copied().unwrap_or_default()
     }
 }
 
@@ -253,16 +241,17 @@ impl Session {
             Some(Method::Initialize) => return self.initialize(&request, rc.peer()),
             _ => {}
         }
-        let Some(version) = self.state.version_when_ready().await else {
+        let Some(negotiated) = self.state.negotiated_when_ready().await else {
             return Err(ServerError::NotInitialized(request.method));
         };
-        let advertised = self.state.advertised();
-        let Some(method) = method.filter(|m| m.offered(advertised)) else {
+        let Some(method) = method.filter(|m| m.offered(negotiated.advertised)) else {
             return Err(ServerError::MethodNotFound(request.method));
         };
+        let version = negotiated.version;
         let server = &self.server;
         let params = request.params.as_ref();
-        let ctx = move || Context::new(rc, self.state.clone(), server.clone());
+        let state = RequestState::new(negotiated, self.state.log_level.clone());
+        let ctx = move || Context::new(rc, state, server.clone());
         match method {
             Method::Ping | Method::Initialize => Ok(jsonrpc::empty_object()),
             Method::CallTool => server.call_tool(params, ctx(), version).await,
@@ -291,9 +280,7 @@ impl Session {
             Method::Complete => server.complete(params, ctx()).await,
             Method::SetLevel => {
                 let p: <SetLevel as RequestType>::Params = parse_params(params)?;
-                self.state
-                    .log_level
-                    .store(level_index(p.level), Ordering::Relaxed);
+                self.state.log_level.set(p.level);
                 Ok(jsonrpc::empty_object())
             }
         }
@@ -301,7 +288,7 @@ impl Session {
 
     fn initialize(&self, request: &Request, peer: &PeerHandle) -> Result<RawJson, ServerError> {
         let stateless = self.state.stateless.load(Ordering::Acquire);
-        if self.state.client.get().is_some() && !stateless {
+        if self.state.negotiated.get().is_some() && !stateless {
             return Err(ServerError::AlreadyInitialized);
         }
         let params: InitializeParams = parse_params(request.params.as_ref())?;
@@ -316,14 +303,14 @@ impl Session {
                     ServerError::handler(format!("could not encode the initialize result: {e}"))
                 });
         }
-        let client = ClientSession {
+        let negotiated = Negotiated {
             version,
-            capabilities: params.capabilities,
-            info: params.client_info,
+            client_capabilities: params.capabilities,
+            client_info: params.client_info,
+            server_capabilities: capabilities.clone(),
+            advertised,
         };
-        // What the client is told comes first: a request that sees the version must see it too.
-        let _ = self.state.advertised.set(advertised);
-        if self.state.client.set(client).is_err() {
+        if self.state.negotiated.set(Arc::new(negotiated)).is_err() {
             return Err(ServerError::AlreadyInitialized);
         }
         peer.set_protocol_version(version);

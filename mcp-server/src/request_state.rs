@@ -1,0 +1,103 @@
+//! What a request is served under, in one place: the negotiated protocol version, both sides'
+//! capabilities and infos, and the least severe log level the client wants. Handlers read it
+//! through their [`Context`](crate::Context) and never care which era filled it: the 2025 era
+//! fills it once per connection (`initialize`, or a stateless HTTP request's header); the
+//! 2026-07-28 era fills it from each request's `_meta`.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
+use mcp_proto::ProtocolVersion;
+
+use crate::session::Advertised;
+
+/// What the two sides agreed on: the version, and each side's capabilities and info.
+#[derive(Debug)]
+pub(crate) struct Negotiated {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) client_capabilities: ClientCapabilities,
+    pub(crate) client_info: Implementation,
+    pub(crate) server_capabilities: ServerCapabilities,
+    /// Which list-changed notifications the client was promised.
+    pub(crate) advertised: Advertised,
+}
+
+/// The least severe level of log messages a client wants, changeable while requests run
+/// (`logging/setLevel`).
+#[derive(Debug)]
+pub(crate) struct LogLevel(AtomicU8);
+
+impl LogLevel {
+    pub(crate) fn new(level: LoggingLevel) -> Self {
+        LogLevel(AtomicU8::new(level_index(level)))
+    }
+
+    pub(crate) fn set(&self, level: LoggingLevel) {
+        self.0.store(level_index(level), Ordering::Relaxed);
+    }
+
+    /// Whether a message at `level` is sent.
+    pub(crate) fn allows(&self, level: LoggingLevel) -> bool {
+        level_index(level) >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+fn level_index(level: LoggingLevel) -> u8 {
+    LoggingLevel::ALL
+        .iter()
+        .position(|l| *l == level)
+        .unwrap_or(0) as u8
+}
+
+/// The state one request is served under.
+#[derive(Clone, Debug)]
+pub(crate) struct RequestState {
+    negotiated: Arc<Negotiated>,
+    log_level: Arc<LogLevel>,
+}
+
+impl RequestState {
+    /// A request served under what its connection negotiated, logging at the connection's level.
+    pub(crate) fn new(negotiated: Arc<Negotiated>, log_level: Arc<LogLevel>) -> Self {
+        RequestState {
+            negotiated,
+            log_level,
+        }
+    }
+
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        self.negotiated.version
+    }
+
+    pub(crate) fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.negotiated.client_capabilities
+    }
+
+    pub(crate) fn client_info(&self) -> &Implementation {
+        &self.negotiated.client_info
+    }
+
+    pub(crate) fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.negotiated.server_capabilities
+    }
+
+    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
+        self.log_level.allows(level)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_levels_order_by_severity() {
+        let level = LogLevel::new(LoggingLevel::Warning);
+        assert!(level.allows(LoggingLevel::Error));
+        assert!(level.allows(LoggingLevel::Warning));
+        assert!(!level.allows(LoggingLevel::Info));
+        level.set(LoggingLevel::Debug);
+        assert!(level.allows(LoggingLevel::Info));
+    }
+}
