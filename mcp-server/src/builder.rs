@@ -11,11 +11,10 @@ use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCo
 use crate::error::ServerError;
 use crate::handler::Handler;
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
-use crate::registry::{template_entry, Registry};
 use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
-use crate::server::{RootsHook, Server, ServerOptions};
+use crate::server::{Offers, RootsHook, Server, ServerOptions};
 use crate::tool::{IntoToolResult, Tool};
 
 /// Builds a [`Server`]. `S` is the state handlers registered from here on may extract with
@@ -24,7 +23,7 @@ pub struct ServerBuilder<S = ()> {
     info: Implementation,
     instructions: Option<String>,
     options: ServerOptions,
-    registry: Registry,
+    offers: Offers,
     on_roots_list_changed: Option<RootsHook>,
     errors: Vec<String>,
     state: S,
@@ -37,7 +36,7 @@ impl ServerBuilder {
             info,
             instructions: None,
             options: ServerOptions::default(),
-            registry: Registry::default(),
+            offers: Offers::default(),
             on_roots_list_changed: None,
             errors: Vec::new(),
             state: (),
@@ -53,7 +52,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             info: self.info,
             instructions: self.instructions,
             options: self.options,
-            registry: self.registry,
+            offers: self.offers,
             on_roots_list_changed: self.on_roots_list_changed,
             errors: self.errors,
             state,
@@ -119,27 +118,28 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// [`State`](crate::State), [`Context`](crate::Context) and [`Meta`](crate::Meta). The
     /// input schema is derived from the arguments' type and the output schema from a
     /// [`Json<T>`](crate::Json) result, unless `tool` sets them.
-    pub fn tool<H, T>(mut self, tool: impl Into<Tool>, handler: H) -> Self
+    pub fn tool<H, T>(self, tool: impl Into<Tool>, handler: H) -> Self
     where
         H: Handler<T, S, RawValue>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.registry
-            .add_tool(tool.into(), handler, self.state.clone());
+        self.offers
+            .tools
+            .add(tool.into(), handler, self.state.clone());
         self
     }
 
     /// Registers a static resource and its read handler (extractors: [`ResourceRequest`],
     /// `State`, `Context`, `Meta`).
-    pub fn resource<H, T>(mut self, resource: impl Into<Resource>, read: H) -> Self
+    pub fn resource<H, T>(self, resource: impl Into<Resource>, read: H) -> Self
     where
         H: Handler<T, S, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
         let read = read_fn(read, self.state.clone());
-        self.registry.add_resource(resource.into(), read);
+        self.offers.resources.add_resource(resource.into(), read);
         self
     }
 
@@ -151,18 +151,16 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let seq = self.registry.next_seq();
         let read = read_fn(read, self.state.clone());
-        match template_entry(template.into(), read, seq) {
-            Ok(entry) => self.registry.templates.push(Arc::new(entry)),
-            Err(e) => self.errors.push(e.to_string()),
+        if let Err(e) = self.offers.resources.add_template(template.into(), read) {
+            self.errors.push(e.to_string());
         }
         self
     }
 
     /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
     /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
-    pub fn resource_provider<L, LT, H, T>(mut self, list: L, read: H) -> Self
+    pub fn resource_provider<L, LT, H, T>(self, list: L, read: H) -> Self
     where
         L: Handler<LT, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
         LT: 'static,
@@ -170,30 +168,31 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         H::Output: IntoReadResult,
         T: 'static,
     {
-        self.registry.providers.push(Arc::new(ProviderEntry {
+        self.offers.resources.add_provider(ProviderEntry {
             list: list_fn(list, self.state.clone()),
             read: read_fn(read, self.state.clone()),
-        }));
+        });
         self
     }
 
     /// Registers a prompt and its handler: an async function of the arguments (a
     /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it),
     /// `State`, `Context` and `Meta`.
-    pub fn prompt<H, T>(mut self, prompt: impl Into<Prompt>, handler: H) -> Self
+    pub fn prompt<H, T>(self, prompt: impl Into<Prompt>, handler: H) -> Self
     where
         H: Handler<T, S, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.registry
-            .add_prompt(prompt.into(), handler, self.state.clone());
+        self.offers
+            .prompts
+            .add(prompt.into(), handler, self.state.clone());
         self
     }
 
     /// Completes the values of a prompt's argument (extractors: [`CompletionRequest`],
     /// `State`, `Context`, `Meta`).
-    pub fn prompt_completion<H, T>(mut self, prompt: &str, argument: &str, complete: H) -> Self
+    pub fn prompt_completion<H, T>(self, prompt: &str, argument: &str, complete: H) -> Self
     where
         H: Handler<T, S, CompletionRequest>,
         H::Output: IntoCompletion,
@@ -201,18 +200,13 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     {
         let target = CompletionTarget::Prompt(prompt.to_owned(), argument.to_owned());
         let complete = complete_fn(complete, self.state.clone());
-        self.registry.completions.insert(target, complete);
+        self.offers.completions.add(target, complete);
         self
     }
 
     /// Completes the values of a resource template's variable; `uri_template` is the template
     /// text as registered.
-    pub fn template_completion<H, T>(
-        mut self,
-        uri_template: &str,
-        variable: &str,
-        complete: H,
-    ) -> Self
+    pub fn template_completion<H, T>(self, uri_template: &str, variable: &str, complete: H) -> Self
     where
         H: Handler<T, S, CompletionRequest>,
         H::Output: IntoCompletion,
@@ -220,7 +214,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     {
         let target = CompletionTarget::Template(uri_template.to_owned(), variable.to_owned());
         let complete = complete_fn(complete, self.state.clone());
-        self.registry.completions.insert(target, complete);
+        self.offers.completions.add(target, complete);
         self
     }
 
@@ -239,7 +233,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             self.info,
             self.instructions,
             self.options,
-            self.registry,
+            self.offers,
             self.on_roots_list_changed,
         ))
     }

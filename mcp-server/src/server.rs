@@ -1,38 +1,39 @@
-//! The [`Server`]: what it offers (tools, resources, templates, prompts, completions) in a
-//! registry shared by every connection, the methods that read the registry, and changes at run
-//! time with their list-changed notifications. [`ServerBuilder`] (in `builder`) makes one.
+//! The [`Server`]: its identity and options, what it offers (one service per capability, in
+//! `services`), the connections it serves, and changes at run time with their list-changed
+//! notifications. [`ServerBuilder`] (in `builder`) makes one.
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::peer::{Peer, PeerHandle, PeerOptions, Transport};
 use mcp_proto::schema::{
-    CompleteParams, CompleteResult, CompletionReference, GetPromptParams, Implementation,
-    InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams, PaginatedParams,
+    Implementation, InitializeResult, LoggingLevel, LoggingMessage, LoggingMessageParams,
     ServerCapabilities,
 };
 use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
-use crate::completion::{CompletionRequest, CompletionTarget};
-use crate::context::Context;
 use crate::error::ServerError;
-use crate::handler::{Call, Handler, MetaSource};
-use crate::pagination::page;
-use crate::prompt::{IntoPromptResult, Prompt, PromptArguments, PromptEntry};
-use crate::registry::{template_entry, Registry};
-use crate::resource::{
-    read_fn, IntoReadResult, Resource, ResourceEntry, ResourceRequest, ResourceTemplate,
-};
+use crate::handler::Handler;
+use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
+use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
+use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::stdio::StdioTransport;
-use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
+use crate::tool::{IntoToolResult, Tool};
+
+/// What a server offers: one service per capability.
+#[derive(Default)]
+pub(crate) struct Offers {
+    pub(crate) tools: ToolService,
+    pub(crate) resources: ResourceService,
+    pub(crate) prompts: PromptService,
+    pub(crate) completions: CompletionService,
+}
 
 /// How a server behaves: paging, limits, shutdown, logging and versions.
 #[derive(Clone, Debug)]
@@ -74,7 +75,7 @@ struct ServerInner {
     info: Implementation,
     instructions: Option<String>,
     options: ServerOptions,
-    registry: RwLock<Registry>,
+    offers: Offers,
     sessions: Mutex<Vec<Weak<SessionState>>>,
     on_roots_list_changed: Option<RootsHook>,
 }
@@ -94,95 +95,6 @@ impl std::fmt::Debug for Server {
     }
 }
 
-/// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
-/// own type reads them.
-#[derive(Deserialize)]
-struct CallParams<'a> {
-    #[serde(borrow)]
-    name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "_meta")]
-    meta: Option<&'a RawValue>,
-}
-
-/// `{}`: the arguments of a call that sent none.
-fn no_arguments() -> &'static RawValue {
-    static EMPTY: OnceLock<RawJson> = OnceLock::new();
-    EMPTY.get_or_init(jsonrpc::empty_object)
-}
-
-/// Where a request's parsed `_meta` is, for handlers that ask for it.
-fn parsed_meta(meta: Option<&mcp_proto::schema::Meta>) -> MetaSource<'_> {
-    meta.map_or(MetaSource::Absent, MetaSource::Parsed)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_positions() {
-        assert_eq!(
-            without_position("missing field `b` at line 1 column 7".into()),
-            "missing field `b`"
-        );
-        assert_eq!(without_position("plain".into()), "plain");
-    }
-}
-
-#[derive(Deserialize)]
-struct UriParams {
-    uri: String,
-    #[serde(default, rename = "_meta")]
-    meta: Option<mcp_proto::schema::Meta>,
-}
-
-fn write_list<'a>(
-    key: &str,
-    items: impl Iterator<Item = &'a RawJson>,
-    next_cursor: Option<String>,
-) -> Result<RawJson, ServerError> {
-    let mut out = String::with_capacity(256);
-    out.push_str("{\"");
-    out.push_str(key);
-    out.push_str("\":[");
-    for (i, item) in items.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(item.get());
-    }
-    out.push(']');
-    if let Some(cursor) = next_cursor {
-        out.push_str(",\"nextCursor\":");
-        out.push_str(&serde_json::to_string(&cursor).map_err(ServerError::handler)?);
-    }
-    out.push('}');
-    RawValue::from_string(out).map_err(ServerError::handler)
-}
-
-/// Drops serde_json's " at line 1 column 17" suffix: positions in a one-line JSON text help
-/// nobody, least of all a model fixing its arguments.
-fn without_position(mut detail: String) -> String {
-    if let Some(at) = detail.rfind(" at line ") {
-        if detail[at..].contains(" column ") {
-            detail.truncate(at);
-        }
-    }
-    detail
-}
-
-/// A handler's parameters could not be made from the request: bad params.
-fn rejected(rejection: crate::handler::Rejection) -> ServerError {
-    ServerError::InvalidParams(format!("Invalid params: {rejection}"))
-}
-
-fn encode<T: Serialize>(value: &T) -> Result<RawJson, ServerError> {
-    jsonrpc::to_raw(value)
-        .map_err(|e| ServerError::handler(format!("could not encode the result: {e}")))
-}
-
 impl Server {
     /// Starts building a server with its name and version (its `serverInfo`).
     pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
@@ -194,7 +106,7 @@ impl Server {
         info: Implementation,
         instructions: Option<String>,
         options: ServerOptions,
-        registry: Registry,
+        offers: Offers,
         on_roots_list_changed: Option<RootsHook>,
     ) -> Server {
         Server {
@@ -202,7 +114,7 @@ impl Server {
                 info,
                 instructions,
                 options,
-                registry: RwLock::new(registry),
+                offers,
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
             }),
@@ -303,30 +215,16 @@ impl Server {
         self.serve(transport).closed().await;
     }
 
-    fn registry(&self) -> std::sync::RwLockReadGuard<'_, Registry> {
-        self.inner
-            .registry
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn registry_mut(&self) -> std::sync::RwLockWriteGuard<'_, Registry> {
-        self.inner
-            .registry
-            .write()
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
     pub(crate) fn capabilities(
         &self,
         version: ProtocolVersion,
     ) -> (ServerCapabilities, Advertised) {
-        let r = self.registry();
+        let offers = &self.inner.offers;
         capabilities_from(
-            !r.tools.is_empty(),
-            !r.resources.is_empty() || !r.templates.is_empty() || !r.providers.is_empty(),
-            !r.prompts.is_empty(),
-            !r.completions.is_empty(),
+            !offers.tools.is_empty(),
+            !offers.resources.is_empty(),
+            !offers.prompts.is_empty(),
+            !offers.completions.is_empty(),
             version,
         )
     }
@@ -348,61 +246,14 @@ impl Server {
         }
     }
 
-    // ---- tools ----
-
-    pub(crate) fn list_tools(&self, params: Option<&RawJson>) -> Result<RawJson, ServerError> {
-        let p: PaginatedParams = crate::session::parse_params(params)?;
-        let mut entries: Vec<Arc<ToolEntry>> = self.registry().tools.values().cloned().collect();
-        entries.sort_by_key(|e| e.seq);
-        let pg = page(
-            entries.len(),
-            p.cursor.as_deref(),
-            self.inner.options.page_size,
-        )?;
-        write_list(
-            "tools",
-            entries[pg.start..pg.end].iter().map(|e| &e.listing),
-            pg.next_cursor,
-        )
+    /// What the server offers, one service per capability.
+    pub(crate) fn offers(&self) -> &Offers {
+        &self.inner.offers
     }
 
-    pub(crate) async fn call_tool(
-        &self,
-        params: Option<&RawJson>,
-        ctx: Context,
-        version: ProtocolVersion,
-    ) -> Result<RawJson, ServerError> {
-        let raw = params.map_or("{}", |p| p.get());
-        let p: CallParams<'_> = jsonrpc::from_object(raw).map_err(|e| {
-            ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
-        })?;
-        let entry = self
-            .registry()
-            .tools
-            .get(p.name.as_ref())
-            .cloned()
-            .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
-        // A panic here or in the handler is caught once, by the peer: -32603 for this request.
-        let arguments: &RawValue = match p.arguments {
-            Some(arguments) => arguments,
-            None => no_arguments(),
-        };
-        let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
-        let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {
-            Ok(future) => future.await,
-            Err(rejection) => {
-                let error = ServerError::InvalidArguments {
-                    tool: entry.tool.name.clone(),
-                    detail: without_position(rejection.0),
-                };
-                if version.tool_input_errors_as_results() {
-                    ToolOutput::error(error.to_string())
-                } else {
-                    return Err(error);
-                }
-            }
-        };
-        output.into_raw(version)
+    /// Lists longer than this are paged.
+    pub(crate) fn page_size(&self) -> usize {
+        self.inner.options.page_size
     }
 
     /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
@@ -413,116 +264,17 @@ impl Server {
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.registry_mut().add_tool(tool.into(), handler, ());
+        self.inner.offers.tools.add(tool.into(), handler, ());
         self.list_changed(ListKind::Tools);
     }
 
     /// Removes a tool while the server runs; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.registry_mut().tools.remove(name).is_some();
+        let removed = self.inner.offers.tools.remove(name);
         if removed {
             self.list_changed(ListKind::Tools);
         }
         removed
-    }
-
-    // ---- resources ----
-
-    pub(crate) async fn list_resources(
-        &self,
-        params: Option<&RawJson>,
-        ctx: Context,
-    ) -> Result<RawJson, ServerError> {
-        let p: PaginatedParams = crate::session::parse_params(params)?;
-        let (mut entries, providers) = {
-            let r = self.registry();
-            let entries: Vec<Arc<ResourceEntry>> = r.resources.values().cloned().collect();
-            (entries, r.providers.clone())
-        };
-        entries.sort_by_key(|e| e.seq);
-        let mut items: Vec<RawJson> = entries.iter().map(|e| e.listing.clone()).collect();
-        for provider in providers {
-            let list =
-                (provider.list)(&Call::new(&(), MetaSource::Absent, &ctx)).map_err(rejected)?;
-            for resource in list.await? {
-                items.push(encode(&resource)?);
-            }
-        }
-        let pg = page(
-            items.len(),
-            p.cursor.as_deref(),
-            self.inner.options.page_size,
-        )?;
-        write_list("resources", items[pg.start..pg.end].iter(), pg.next_cursor)
-    }
-
-    pub(crate) fn list_resource_templates(
-        &self,
-        params: Option<&RawJson>,
-    ) -> Result<RawJson, ServerError> {
-        let p: PaginatedParams = crate::session::parse_params(params)?;
-        let mut entries = self.registry().templates.clone();
-        entries.sort_by_key(|e| e.seq);
-        let pg = page(
-            entries.len(),
-            p.cursor.as_deref(),
-            self.inner.options.page_size,
-        )?;
-        write_list(
-            "resourceTemplates",
-            entries[pg.start..pg.end].iter().map(|e| &e.listing),
-            pg.next_cursor,
-        )
-    }
-
-    pub(crate) async fn read_resource(
-        &self,
-        params: Option<&RawJson>,
-        ctx: Context,
-    ) -> Result<RawJson, ServerError> {
-        let UriParams { uri, meta } = crate::session::parse_params(params)?;
-        let meta = parsed_meta(meta.as_ref());
-        let (exact, providers, templates) = {
-            let r = self.registry();
-            (
-                r.resources.get(&uri).cloned(),
-                r.providers.clone(),
-                r.templates.clone(),
-            )
-        };
-        if let Some(entry) = exact {
-            let request = ResourceRequest {
-                uri,
-                vars: BTreeMap::new(),
-                mime_type: entry.resource.mime_type.clone(),
-            };
-            let read = (entry.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
-            return encode(&read.await?);
-        }
-        for provider in providers {
-            let request = ResourceRequest {
-                uri: uri.clone(),
-                vars: BTreeMap::new(),
-                mime_type: None,
-            };
-            let read = (provider.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
-            match read.await {
-                Err(ServerError::ResourceNotFound(_)) => continue,
-                result => return encode(&result?),
-            }
-        }
-        for template in templates {
-            if let Some(vars) = template.parsed.matches(&uri) {
-                let request = ResourceRequest {
-                    uri,
-                    vars,
-                    mime_type: template.template.mime_type.clone(),
-                };
-                let read = (template.read)(&Call::new(&request, meta, &ctx)).map_err(rejected)?;
-                return encode(&read.await?);
-            }
-        }
-        Err(ServerError::ResourceNotFound(uri))
     }
 
     /// Adds (or replaces) a static resource while the server runs.
@@ -532,21 +284,24 @@ impl Server {
         H::Output: IntoReadResult,
         T: 'static,
     {
-        self.registry_mut()
-            .add_resource(resource.into(), read_fn(read, ()));
+        let read = read_fn(read, ());
+        self.inner
+            .offers
+            .resources
+            .add_resource(resource.into(), read);
         self.list_changed(ListKind::Resources);
     }
 
     /// Removes a static resource while the server runs; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let removed = self.registry_mut().resources.remove(uri).is_some();
+        let removed = self.inner.offers.resources.remove_resource(uri);
         if removed {
             self.list_changed(ListKind::Resources);
         }
         removed
     }
 
-    /// Adds a resource template while the server runs.
+    /// Adds a resource template while the server runs (replacing one with the same text).
     pub fn add_resource_template<H, T>(
         &self,
         template: impl Into<ResourceTemplate>,
@@ -557,27 +312,18 @@ impl Server {
         H::Output: IntoReadResult,
         T: 'static,
     {
-        {
-            let mut r = self.registry_mut();
-            let seq = r.next_seq();
-            let entry = template_entry(template.into(), read_fn(read, ()), seq)?;
-            r.templates
-                .retain(|t| t.template.uri_template != entry.template.uri_template);
-            r.templates.push(Arc::new(entry));
-        }
+        let read = read_fn(read, ());
+        self.inner
+            .offers
+            .resources
+            .add_template(template.into(), read)?;
         self.list_changed(ListKind::Resources);
         Ok(())
     }
 
     /// Removes a resource template (by its template text); returns whether it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        let removed = {
-            let mut r = self.registry_mut();
-            let before = r.templates.len();
-            r.templates
-                .retain(|t| t.template.uri_template != uri_template);
-            r.templates.len() != before
-        };
+        let removed = self.inner.offers.resources.remove_template(uri_template);
         if removed {
             self.list_changed(ListKind::Resources);
         }
@@ -596,54 +342,6 @@ impl Server {
         spawn_notify(targets, "notifications/resources/updated", params);
     }
 
-    // ---- prompts ----
-
-    pub(crate) fn list_prompts(&self, params: Option<&RawJson>) -> Result<RawJson, ServerError> {
-        let p: PaginatedParams = crate::session::parse_params(params)?;
-        let mut entries: Vec<Arc<PromptEntry>> =
-            self.registry().prompts.values().cloned().collect();
-        entries.sort_by_key(|e| e.seq);
-        let pg = page(
-            entries.len(),
-            p.cursor.as_deref(),
-            self.inner.options.page_size,
-        )?;
-        write_list(
-            "prompts",
-            entries[pg.start..pg.end].iter().map(|e| &e.listing),
-            pg.next_cursor,
-        )
-    }
-
-    pub(crate) async fn get_prompt(
-        &self,
-        params: Option<&RawJson>,
-        ctx: Context,
-    ) -> Result<RawJson, ServerError> {
-        let p: GetPromptParams = crate::session::parse_params(params)?;
-        let entry = self
-            .registry()
-            .prompts
-            .get(&p.name)
-            .cloned()
-            .ok_or_else(|| ServerError::PromptNotFound(p.name.clone()))?;
-        let arguments: PromptArguments = p.arguments.unwrap_or_default();
-        if let Some(missing) = entry.missing_argument(&arguments) {
-            return Err(ServerError::MissingArgument {
-                prompt: p.name,
-                argument: missing.to_owned(),
-            });
-        }
-        let call = Call::new(&arguments, parsed_meta(p.meta.as_ref()), &ctx);
-        let future = (entry.handler)(&call).map_err(|rejection| {
-            ServerError::InvalidParams(format!(
-                "Invalid arguments for prompt {}: {rejection}",
-                p.name
-            ))
-        })?;
-        encode(&future.await?)
-    }
-
     /// Adds (or replaces) a prompt while the server runs.
     pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
     where
@@ -651,66 +349,17 @@ impl Server {
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.registry_mut().add_prompt(prompt.into(), handler, ());
+        self.inner.offers.prompts.add(prompt.into(), handler, ());
         self.list_changed(ListKind::Prompts);
     }
 
     /// Removes a prompt while the server runs; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = self.registry_mut().prompts.remove(name).is_some();
+        let removed = self.inner.offers.prompts.remove(name);
         if removed {
             self.list_changed(ListKind::Prompts);
         }
         removed
-    }
-
-    // ---- completion ----
-
-    pub(crate) async fn complete(
-        &self,
-        params: Option<&RawJson>,
-        ctx: Context,
-    ) -> Result<RawJson, ServerError> {
-        let p: CompleteParams = crate::session::parse_params(params)?;
-        let target = match &p.reference {
-            CompletionReference::Prompt(r) => {
-                if !self.registry().prompts.contains_key(&r.name) {
-                    return Err(ServerError::PromptNotFound(r.name.clone()));
-                }
-                CompletionTarget::Prompt(r.name.clone(), p.argument.name.clone())
-            }
-            CompletionReference::Resource(r) => {
-                let known = {
-                    let registry = self.registry();
-                    registry
-                        .templates
-                        .iter()
-                        .any(|t| t.template.uri_template == r.uri)
-                        || registry.resources.contains_key(&r.uri)
-                };
-                if !known {
-                    return Err(ServerError::InvalidParams(format!(
-                        "Unknown resource template: {}",
-                        r.uri
-                    )));
-                }
-                CompletionTarget::Template(r.uri.clone(), p.argument.name.clone())
-            }
-        };
-        let completer = self.registry().completions.get(&target).cloned();
-        let result = match completer {
-            Some(complete) => {
-                let request = CompletionRequest {
-                    argument: p.argument.name,
-                    value: p.argument.value,
-                    context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
-                };
-                let call = Call::new(&request, parsed_meta(p.meta.as_ref()), &ctx);
-                complete(&call).map_err(rejected)?.await
-            }
-            None => CompleteResult::new(Vec::new()),
-        };
-        encode(&result)
     }
 
     // ---- sessions ----

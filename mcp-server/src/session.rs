@@ -249,16 +249,17 @@ impl Session {
         };
         let version = negotiated.version;
         let server = &self.server;
+        let (offers, page_size) = (server.offers(), server.page_size());
         let params = request.params.as_ref();
         let state = RequestState::new(negotiated, self.state.log_level.clone());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
             Method::Ping | Method::Initialize => Ok(jsonrpc::empty_object()),
-            Method::CallTool => server.call_tool(params, ctx(), version).await,
-            Method::ListTools => server.list_tools(params),
-            Method::ListResources => server.list_resources(params, ctx()).await,
-            Method::ListResourceTemplates => server.list_resource_templates(params),
-            Method::ReadResource => server.read_resource(params, ctx()).await,
+            Method::CallTool => offers.tools.call(params, ctx(), version).await,
+            Method::ListTools => offers.tools.list(params, page_size),
+            Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
+            Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),
+            Method::ReadResource => offers.resources.read(params, ctx()).await,
             Method::Subscribe => {
                 let p: <Subscribe as RequestType>::Params = parse_params(params)?;
                 let mut subscriptions = lock(&self.state.subscriptions);
@@ -275,9 +276,15 @@ impl Session {
                 lock(&self.state.subscriptions).remove(&p.uri);
                 Ok(jsonrpc::empty_object())
             }
-            Method::ListPrompts => server.list_prompts(params),
-            Method::GetPrompt => server.get_prompt(params, ctx()).await,
-            Method::Complete => server.complete(params, ctx()).await,
+            Method::ListPrompts => offers.prompts.list(params, page_size),
+            Method::GetPrompt => offers.prompts.get(params, ctx()).await,
+            Method::Complete => {
+                let (prompts, resources) = (&offers.prompts, &offers.resources);
+                offers
+                    .completions
+                    .complete(params, ctx(), prompts, resources)
+                    .await
+            }
             Method::SetLevel => {
                 let p: <SetLevel as RequestType>::Params = parse_params(params)?;
                 self.state.log_level.set(p.level);

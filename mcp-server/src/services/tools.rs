@@ -1,0 +1,173 @@
+//! The tools service: the table of tools, `tools/list` and `tools/call`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::ProtocolVersion;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::{list_page, listing, read_table, write_table};
+use crate::context::Context;
+use crate::error::ServerError;
+use crate::handler::{erase, Call, Handler, MetaSource};
+use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
+
+/// Every tool a server offers, by name.
+#[derive(Default)]
+pub(crate) struct ToolService {
+    entries: RwLock<HashMap<String, Arc<ToolEntry>>>,
+    /// Registration order, which `tools/list` keeps.
+    seq: AtomicU64,
+}
+
+/// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
+/// own type reads them.
+#[derive(Deserialize)]
+struct CallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(borrow, default, rename = "_meta")]
+    meta: Option<&'a RawValue>,
+}
+
+/// `{}`: the arguments of a call that sent none.
+fn no_arguments() -> &'static RawValue {
+    static EMPTY: OnceLock<RawJson> = OnceLock::new();
+    EMPTY.get_or_init(jsonrpc::empty_object)
+}
+
+impl ToolService {
+    /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
+    /// derived from the handler's types.
+    pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S)
+    where
+        H: Handler<T, S, RawValue>,
+        H::Output: IntoToolResult,
+        T: 'static,
+        S: Send + Sync + 'static,
+    {
+        let tool = tool.with_derived_schemas(
+            H::input_schema(),
+            <H::Output as IntoToolResult>::output_schema(),
+        );
+        if !tool_name_is_portable(&tool.name) {
+            tracing::warn!(
+                "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
+                tool.name
+            );
+        }
+        let entry = ToolEntry {
+            listing: listing(&tool),
+            tool,
+            handler: erase(handler, state, IntoToolResult::into_tool_result),
+            seq: self.seq.fetch_add(1, Ordering::Relaxed),
+        };
+        write_table(&self.entries).insert(entry.tool.name.clone(), Arc::new(entry));
+    }
+
+    /// Removes a tool; returns whether it existed.
+    pub(crate) fn remove(&self, name: &str) -> bool {
+        write_table(&self.entries).remove(name).is_some()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        read_table(&self.entries).is_empty()
+    }
+
+    /// `tools/list`, in registration order.
+    pub(crate) fn list(
+        &self,
+        params: Option<&RawJson>,
+        page_size: usize,
+    ) -> Result<RawJson, ServerError> {
+        let mut entries: Vec<Arc<ToolEntry>> =
+            read_table(&self.entries).values().cloned().collect();
+        entries.sort_by_key(|e| e.seq);
+        list_page("tools", params, page_size, &entries, |e| &e.listing)
+    }
+
+    /// `tools/call`: parses the arguments into the handler's types and runs it.
+    pub(crate) async fn call(
+        &self,
+        params: Option<&RawJson>,
+        ctx: Context,
+        version: ProtocolVersion,
+    ) -> Result<RawJson, ServerError> {
+        let raw = params.map_or("{}", |p| p.get());
+        let p: CallParams<'_> = jsonrpc::from_object(raw).map_err(|e| {
+            ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
+        })?;
+        let entry = read_table(&self.entries)
+            .get(p.name.as_ref())
+            .cloned()
+            .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
+        let arguments: &RawValue = match p.arguments {
+            Some(arguments) => arguments,
+            None => no_arguments(),
+        };
+        let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+        // A panic here or in the handler is caught once, by the peer: -32603 for this request.
+        let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {
+            Ok(future) => future.await,
+            Err(rejection) => {
+                let error = ServerError::InvalidArguments {
+                    tool: entry.tool.name.clone(),
+                    detail: without_position(rejection.0),
+                };
+                if version.tool_input_errors_as_results() {
+                    ToolOutput::error(error.to_string())
+                } else {
+                    return Err(error);
+                }
+            }
+        };
+        output.into_raw(version)
+    }
+}
+
+/// Drops serde_json's " at line 1 column 17" suffix: positions in a one-line JSON text help
+/// nobody, least of all a model fixing its arguments.
+fn without_position(mut detail: String) -> String {
+    if let Some(at) = detail.rfind(" at line ") {
+        if detail[at..].contains(" column ") {
+            detail.truncate(at);
+        }
+    }
+    detail
+}
+
+/// The 2025-11-25 tool-name guidance: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+fn tool_name_is_portable(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names() {
+        assert!(tool_name_is_portable("get_weather.v2-beta"));
+        assert!(!tool_name_is_portable("has space"));
+        assert!(!tool_name_is_portable(""));
+        assert!(!tool_name_is_portable(&"x".repeat(129)));
+    }
+
+    #[test]
+    fn error_positions() {
+        assert_eq!(
+            without_position("missing field `b` at line 1 column 7".into()),
+            "missing field `b`"
+        );
+        assert_eq!(without_position("plain".into()), "plain");
+    }
+}
