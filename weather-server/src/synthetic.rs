@@ -1,28 +1,33 @@
 //! The embedded provider's weather: synthetic, deterministic, plausible for latitude, season
 //! and hour. The same city and time always give the same answer, so tests can assert on it.
 
+use mcp_server::{schemars, JsonSchema};
+use serde::Serialize;
+
 use crate::cities::City;
 
 /// The sky, as a word a person would use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
 pub enum Condition {
-    /// Clear sky at night.
+    // Clear sky at night.
     Clear,
-    /// Clear sky by day.
+    // Clear sky by day.
     Sunny,
-    /// Some clouds.
+    // Some clouds.
+    #[serde(rename = "partly cloudy")]
     PartlyCloudy,
-    /// Overcast.
+    // Overcast.
     Cloudy,
-    /// Light rain.
+    // Light rain.
     Drizzle,
-    /// Rain.
+    // Rain.
     Rain,
-    /// Rain with thunder.
+    // Rain with thunder.
     Thunderstorms,
-    /// Snow.
+    // Snow.
     Snow,
-    /// Fog.
+    // Fog.
     Fog,
 }
 
@@ -42,19 +47,6 @@ impl Condition {
         }
     }
 
-    /// Every condition's text, for the output schema's enum.
-    pub const ALL: [&'static str; 9] = [
-        "clear",
-        "sunny",
-        "partly cloudy",
-        "cloudy",
-        "drizzle",
-        "rain",
-        "thunderstorms",
-        "snow",
-        "fog",
-    ];
-
     /// Maps WMO weather codes (as Open-Meteo reports them) to a condition.
     pub fn from_wmo_code(code: i64, is_day: bool) -> Condition {
         match code {
@@ -73,26 +65,31 @@ impl Condition {
 }
 
 /// Current conditions at one place and time.
-#[derive(Debug, Clone, PartialEq)]
+// Its doc comments and attributes are part of the tools' output schemas.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct Observation {
     /// Air temperature in °C, one decimal.
     pub temperature_c: f64,
     /// The sky.
     pub condition: Condition,
     /// Relative humidity in percent.
+    #[schemars(range(max = 100))]
     pub humidity_pct: u8,
     /// Wind speed in km/h.
+    #[schemars(range(min = 0))]
     pub wind_kmh: f64,
     /// Where the wind comes from, as a 16-point compass direction.
     pub wind_direction: &'static str,
     /// When it was observed, as RFC 3339 UTC.
+    #[schemars(extend("format" = "date-time"))]
     pub observed_at: String,
 }
 
 /// One day of a forecast.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct DailyForecast {
     /// The local date, `YYYY-MM-DD`.
+    #[schemars(extend("format" = "date"))]
     pub date: String,
     /// The night's low in °C.
     pub min_c: f64,
@@ -101,6 +98,7 @@ pub struct DailyForecast {
     /// The afternoon's sky.
     pub condition: Condition,
     /// Chance of precipitation in percent.
+    #[schemars(range(max = 100))]
     pub precipitation_chance_pct: u8,
 }
 

@@ -116,7 +116,7 @@ impl Summary {
             missed: self.missed,
             min_c: self.min_c,
             max_c: self.max_c,
-            conditions: self.conditions.iter().map(|c| c.as_str()).collect(),
+            conditions: self.conditions.clone(),
             first_observed_at: self.first_observed_at.clone(),
             last_observed_at: self.last_observed_at.clone(),
         }
@@ -145,8 +145,7 @@ pub struct Report {
     #[schemars(with = "f64")]
     max_c: Option<f64>,
     /// Each condition seen, in the order first seen
-    #[schemars(schema_with = "crate::weather::conditions_schema")]
-    conditions: Vec<&'static str>,
+    conditions: Vec<Condition>,
     #[schemars(with = "String", extend("format" = "date-time"))]
     first_observed_at: Option<String>,
     #[schemars(with = "String", extend("format" = "date-time"))]

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use mcp_server::schema::{
     GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents, ToolAnnotations,
 };
-use mcp_server::schemars::{self, json_schema, Schema, SchemaGenerator};
+use mcp_server::schemars;
 use mcp_server::{
     CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
     ResourceRequest, ResourceTemplate, Server, ServerError, State, Structured, Tool, ToolError,
@@ -14,7 +14,7 @@ use mcp_server::{
 
 use crate::cities::{self, City, CITIES};
 use crate::provider::Provider;
-use crate::synthetic::{Condition, DailyForecast, Observation};
+use crate::synthetic::{DailyForecast, Observation};
 use crate::watch::{self, Report, Summary};
 
 /// The URI of the list of cities.
@@ -141,53 +141,21 @@ async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static
     }
 }
 
-/// The schema of a sky condition: one of [`Condition::ALL`].
-pub(crate) fn condition_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "string", "enum": Condition::ALL})
-}
-
-/// The schema of a list of sky conditions.
-pub(crate) fn conditions_schema(_: &mut SchemaGenerator) -> Schema {
-    json_schema!({"type": "array", "items": {"type": "string", "enum": Condition::ALL}})
-}
-
 // The tools' structured results: their doc comments and attributes are the output schemas.
 
 #[derive(Serialize, JsonSchema)]
 struct CurrentWeather {
     city: &'static str,
     country: &'static str,
-    /// Air temperature in °C
-    temperature_c: f64,
-    #[schemars(schema_with = "condition_schema")]
-    condition: &'static str,
-    #[schemars(range(min = 0, max = 100))]
-    humidity_pct: u8,
-    #[schemars(range(min = 0))]
-    wind_kmh: f64,
-    /// Where the wind comes from (16-point compass)
-    wind_direction: &'static str,
-    #[schemars(extend("format" = "date-time"))]
-    observed_at: String,
+    #[serde(flatten)]
+    now: Observation,
 }
 
 #[derive(Serialize, JsonSchema)]
 struct Forecast {
     city: &'static str,
     country: &'static str,
-    days: Vec<ForecastDay>,
-}
-
-#[derive(Serialize, JsonSchema)]
-struct ForecastDay {
-    #[schemars(extend("format" = "date"))]
-    date: String,
-    min_c: f64,
-    max_c: f64,
-    #[schemars(schema_with = "condition_schema")]
-    condition: &'static str,
-    #[schemars(range(min = 0, max = 100))]
-    precipitation_chance_pct: u8,
+    days: Vec<DailyForecast>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -201,16 +169,11 @@ struct CityEntry {
     country: &'static str,
 }
 
-fn observation_json(city: &'static City, o: &Observation) -> CurrentWeather {
+fn observation_json(city: &'static City, now: Observation) -> CurrentWeather {
     CurrentWeather {
         city: city.name,
         country: city.country,
-        temperature_c: o.temperature_c,
-        condition: o.condition.as_str(),
-        humidity_pct: o.humidity_pct,
-        wind_kmh: o.wind_kmh,
-        wind_direction: o.wind_direction,
-        observed_at: o.observed_at.clone(),
+        now,
     }
 }
 
@@ -236,16 +199,6 @@ fn observation_text(city: &City, o: &Observation) -> String {
         o.wind_direction
     );
     text
-}
-
-fn day_json(d: &DailyForecast) -> ForecastDay {
-    ForecastDay {
-        date: d.date.clone(),
-        min_c: d.min_c,
-        max_c: d.max_c,
-        condition: d.condition.as_str(),
-        precipitation_chance_pct: d.precipitation_chance_pct,
-    }
 }
 
 fn annotations(provider: &Provider) -> ToolAnnotations {
@@ -315,7 +268,7 @@ async fn get_weather(
             ctx.log(LoggingLevel::Info, log).await;
             Ok(Structured(
                 observation_text(city, &o),
-                observation_json(city, &o),
+                observation_json(city, o),
             ))
         }
         Err(e) => {
@@ -416,7 +369,7 @@ async fn get_forecast(
     let value = Forecast {
         city: city.name,
         country: city.country,
-        days: forecast.iter().map(day_json).collect(),
+        days: forecast,
     };
     Ok(Structured(text, value))
 }
@@ -580,7 +533,7 @@ async fn read_current(
         .current(city)
         .await
         .map_err(|e| ServerError::handler(e.to_string()))?;
-    let text = serde_json::to_string_pretty(&observation_json(city, &o)).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&observation_json(city, o)).unwrap_or_default();
     let contents = TextResourceContents::new(req.uri, text).with_mime_type("application/json");
     Ok(ReadResourceResult::new(vec![contents.into()]))
 }
@@ -597,7 +550,7 @@ async fn weather_report(
         .await
         .map_err(|e| ServerError::handler(e.to_string()))?;
     let style = args.get("style").map(String::as_str).unwrap_or("brief");
-    let data = serde_json::to_string(&observation_json(city, &o)).unwrap_or_default();
+    let data = serde_json::to_string(&observation_json(city, o)).unwrap_or_default();
     let ask = format!(
         "Write a {style} weather report for {} ({}) from this current data:\n{data}",
         city.name, city.country
