@@ -45,7 +45,7 @@
 //!   session goes on. This needs unwinding: do not build a server with `panic = "abort"`.
 //! - Input is bounded before work: a message must be a JSON object (an array is never read as
 //!   one), params and tool arguments must be objects (-32602 otherwise), and resource-template
-//!   matching refuses URIs over [`uri_template::MAX_MATCH_LEN`] bytes.
+//!   matching refuses URIs over [`MAX_MATCH_LEN`] bytes.
 //! - stdout carries protocol messages only: write diagnostics with `tracing` (to stderr),
 //!   never with `println!`.
 //!
@@ -91,23 +91,23 @@
 #![warn(missing_docs)]
 
 mod builder;
-pub mod completion;
-pub mod context;
+mod completion;
+mod context;
 #[cfg(feature = "schemars")]
 mod derived_schema;
-pub mod error;
+mod error;
 mod handler;
 pub mod http;
 mod pagination;
-pub mod prompt;
+mod prompt;
 mod request_state;
-pub mod resource;
-pub mod server;
+mod resource;
+mod server;
 mod services;
 mod session;
-pub mod stdio;
-pub mod tool;
-pub mod uri_template;
+mod stdio;
+mod tool;
+mod uri_template;
 
 pub use completion::{complete_from, CompletionRequest, IntoCompletion};
 pub use context::{Context, ToolContext};
@@ -118,7 +118,7 @@ pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
 pub use tool::{IntoToolResult, Json, NoArgs, Structured, StructuredContent, Tool, ToolOutput};
-pub use uri_template::UriTemplate;
+pub use uri_template::{UriTemplate, UriTemplateError, MAX_MATCH_LEN};
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.
 pub use mcp_proto::schema;
