@@ -111,6 +111,12 @@ impl ToolService {
             Some(arguments) => arguments,
             None => no_arguments(),
         };
+        // `_meta` belongs to the request, not to the arguments: a bad one is bad params.
+        if p.meta.is_some_and(|meta| !meta.get().starts_with('{')) {
+            return Err(ServerError::InvalidParams(
+                "Invalid params for tools/call: _meta must be a JSON object".into(),
+            ));
+        }
         let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
         // A panic here or in the handler is caught once, by the peer: -32603 for this request.
         let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {

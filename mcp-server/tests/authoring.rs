@@ -1,0 +1,257 @@
+//! The authoring API end to end over the in-memory transport: handlers of any extractors in
+//! any order, shared state, `_meta`, derived schemas, typed results and errors with sources.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use common::RawClient;
+use mcp_server::{
+    CompletionRequest, Context, Json, Meta, Prompt, PromptArguments, ResourceRequest,
+    ResourceTemplate, Server, ServerError, State, Structured, Tool, ToolError,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+const LATEST: &str = "2025-11-25";
+
+/// What every handler shares: a call counter.
+#[derive(Clone, Default)]
+struct Counter(Arc<AtomicUsize>);
+
+impl Counter {
+    fn bump(&self) -> usize {
+        self.0.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+/// Two numbers.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Pair {
+    /// The first.
+    a: i64,
+    /// The second, 0 to 10.
+    #[schemars(range(min = 0, max = 10))]
+    b: i64,
+}
+
+/// A sum.
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+    calls: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("the lookup failed")]
+struct Lookup(#[source] std::io::Error);
+
+async fn add(args: Pair, State(counter): State<Counter>) -> Json<Sum> {
+    Json(Sum {
+        sum: args.a + args.b,
+        calls: counter.bump(),
+    })
+}
+
+/// Context first, state last, arguments in the middle: order is free.
+async fn summed(ctx: Context, args: Pair, State(counter): State<Counter>) -> Structured<Sum> {
+    let text = format!("{} + {} (request {})", args.a, args.b, ctx.request_id());
+    let sum = args.a + args.b;
+    Structured(
+        text,
+        Sum {
+            sum,
+            calls: counter.bump(),
+        },
+    )
+}
+
+async fn failing(Meta(meta): Meta) -> Result<String, ToolError> {
+    if meta.contains_key("refuse") {
+        return Err(ToolError::protocol(ServerError::InvalidParams(
+            "refused by _meta".into(),
+        )));
+    }
+    let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such key");
+    Err(Lookup(io))?
+}
+
+fn server() -> Server {
+    Server::builder("authoring", "1.0.0")
+        .tool(Tool::new("ping", "Answers pong"), || async { "pong" })
+        .state(Counter::default())
+        .tool(Tool::new("add", "Adds"), add)
+        .tool(Tool::new("summed", "Adds, with a summary"), summed)
+        .tool(Tool::new("failing", "Fails"), failing)
+        .tool(
+            Tool::new("meta", "Echoes _meta").input_schema(json!({"type": "object"})),
+            |Meta(meta): Meta| async move { Json(Value::Object(meta)) },
+        )
+        .resource_template(
+            ResourceTemplate::new("count://{name}", "counts"),
+            |req: ResourceRequest, State(counter): State<Counter>| async move {
+                format!("{}: {}", req.var("name").unwrap_or("?"), counter.bump())
+            },
+        )
+        .prompt(
+            Prompt::new("greet", "Greets").argument("name", "Who", true),
+            |args: PromptArguments, State(counter): State<Counter>| async move {
+                format!("Hello {} ({})", args["name"], counter.bump())
+            },
+        )
+        .prompt_completion("greet", "name", |req: CompletionRequest| async move {
+            vec![format!("{}ice", req.value)]
+        })
+        .build()
+}
+
+#[tokio::test]
+async fn schemas_are_derived_from_the_handler_types() {
+    let mut client = RawClient::initialized(&server(), LATEST, json!({})).await;
+    let tools = client.call("tools/list", json!({})).await;
+    let tool = |name: &str| {
+        tools["tools"]
+            .as_array()
+            .and_then(|t| t.iter().find(|t| t["name"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name} in {tools}"))
+    };
+    let add = tool("add");
+    let input = &add["inputSchema"];
+    assert_eq!(input["type"], "object", "{add}");
+    assert_eq!(input["description"], "Two numbers.");
+    assert_eq!(
+        input["properties"]["b"]["description"],
+        "The second, 0 to 10."
+    );
+    assert_eq!(input["properties"]["b"]["maximum"], 10);
+    assert_eq!(input["additionalProperties"], false);
+    assert_eq!(input["required"], json!(["a", "b"]));
+    let text = add.to_string();
+    for noise in ["$schema", "$ref", "int64", "\"title\""] {
+        assert!(!text.contains(noise), "{noise} in {text}");
+    }
+    assert_eq!(add["outputSchema"]["properties"]["sum"]["type"], "integer");
+    assert_eq!(tool("summed")["outputSchema"], add["outputSchema"]);
+    // No arguments type: the default schema; a hand-written schema wins; no output schema
+    // without a typed result.
+    assert_eq!(tool("ping")["inputSchema"], json!({"type": "object"}));
+    assert_eq!(tool("meta")["inputSchema"], json!({"type": "object"}));
+    assert!(tool("ping").get("outputSchema").is_none());
+    assert!(tool("failing").get("outputSchema").is_none());
+}
+
+#[tokio::test]
+async fn extractors_in_any_order_share_state() {
+    let mut client = RawClient::initialized(&server(), LATEST, json!({})).await;
+    let r = client
+        .call(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+        )
+        .await;
+    assert_eq!(r["structuredContent"], json!({"sum": 5, "calls": 1}), "{r}");
+    let r = client
+        .call(
+            "tools/call",
+            json!({"name": "summed", "arguments": {"a": 1, "b": 1}}),
+        )
+        .await;
+    assert_eq!(r["structuredContent"], json!({"sum": 2, "calls": 2}), "{r}");
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("1 + 1 (request "),
+        "{r}"
+    );
+    let r = client
+        .call("resources/read", json!({"uri": "count://x"}))
+        .await;
+    assert_eq!(r["contents"][0]["text"], "x: 3", "{r}");
+    let r = client
+        .call(
+            "prompts/get",
+            json!({"name": "greet", "arguments": {"name": "Al"}}),
+        )
+        .await;
+    assert_eq!(r["messages"][0]["content"]["text"], "Hello Al (4)", "{r}");
+    let r = client
+        .call(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "name", "value": "al"}}),
+        )
+        .await;
+    assert_eq!(r["completion"]["values"], json!(["alice"]), "{r}");
+    let r = client.call("tools/call", json!({"name": "ping"})).await;
+    assert_eq!(r["content"][0]["text"], "pong", "{r}");
+}
+
+#[tokio::test]
+async fn meta_reaches_the_handler() {
+    let mut client = RawClient::initialized(&server(), LATEST, json!({})).await;
+    let r = client
+        .call(
+            "tools/call",
+            json!({"name": "meta", "arguments": {}, "_meta": {"trace": "abc", "progressToken": 7}}),
+        )
+        .await;
+    assert_eq!(
+        r["structuredContent"],
+        json!({"trace": "abc", "progressToken": 7}),
+        "{r}"
+    );
+    let r = client.call("tools/call", json!({"name": "meta"})).await;
+    assert_eq!(r["structuredContent"], json!({}), "{r}");
+    let e = client
+        .call_err(
+            "tools/call",
+            json!({"name": "meta", "_meta": ["not", "an", "object"]}),
+        )
+        .await;
+    assert_eq!(e["code"], -32602, "{e}");
+}
+
+#[tokio::test]
+async fn tool_errors_keep_their_sources_and_protocol_errors_are_errors() {
+    let mut client = RawClient::initialized(&server(), LATEST, json!({})).await;
+    let r = client.call("tools/call", json!({"name": "failing"})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(
+        r["content"][0]["text"], "the lookup failed: no such key",
+        "{r}"
+    );
+    let e = client
+        .call_err(
+            "tools/call",
+            json!({"name": "failing", "_meta": {"refuse": true}}),
+        )
+        .await;
+    assert_eq!(e["code"], -32602, "{e}");
+    assert_eq!(e["message"], "refused by _meta", "{e}");
+}
+
+#[tokio::test]
+async fn arguments_are_checked_by_their_type() {
+    let mut client = RawClient::initialized(&server(), LATEST, json!({})).await;
+    let r = client
+        .call(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2, "c": 3}}),
+        )
+        .await;
+    assert_eq!(r["isError"], true, "{r}");
+    let text = r["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("unknown field `c`"), "{text}");
+    let mut old = RawClient::initialized(&server(), "2025-06-18", json!({})).await;
+    let e = old
+        .call_err(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": "x"}}),
+        )
+        .await;
+    assert_eq!(e["code"], -32602, "{e}");
+}
