@@ -25,7 +25,6 @@ pub mod config;
 pub mod error;
 pub mod export;
 pub mod naming;
-pub mod proxy;
 pub mod server;
 pub mod shaping;
 
@@ -485,7 +484,7 @@ impl Hub {
     }
 
     /// A receiver that changes whenever some server's lists were fetched again or the config
-    /// was reloaded, so a follower (like the proxy) can re-read [`tools`](Self::tools).
+    /// was reloaded, so a follower (like mcp-cli's proxy) can re-read [`tools`](Self::tools).
     pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.changes.subscribe()
     }
