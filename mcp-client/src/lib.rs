@@ -29,6 +29,7 @@ pub use client::{Client, Handshake};
 pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
 pub use hub::{Hub, HubError, HubOptions};
+pub use mcp_proto::peer::PeerError;
 pub use options::{CallOptions, ClientOptions};
 pub use stderr_ring::StderrRing;
 pub use stdio::StdioServerConfig;
