@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc;
-use mcp_proto::peer::{Peer, PeerHandle, PeerOptions, RequestOptions, Transport};
+use mcp_proto::peer::{Peer, PeerError, PeerHandle, PeerOptions, RequestOptions, Transport};
 use mcp_proto::schema::{
     CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
     EmptyParams, GetPrompt, GetPromptParams, GetPromptResult, Implementation, Initialize,
@@ -182,11 +182,13 @@ async fn handshake(
         Ok(result) => result.map_err(|e| ClientError::from_peer(name, e))?,
         Err(_) => {
             peer.close();
-            return Err(ClientError::Timeout {
-                server: name.to_owned(),
-                method: Initialize::METHOD.to_owned(),
-                timeout,
-            });
+            return Err(ClientError::from_peer(
+                name,
+                PeerError::Timeout {
+                    method: Initialize::METHOD.to_owned(),
+                    timeout,
+                },
+            ));
         }
     };
     let version =
@@ -403,9 +405,11 @@ impl Client {
 
     /// The current session, waiting (up to the request timeout) while a restart is under way.
     async fn session(&self, method: &str) -> Result<Arc<Session>, ClientError> {
-        let closed = || ClientError::Closed {
-            server: self.inner.name.clone(),
-            reason: "the client was closed".into(),
+        let closed = || {
+            ClientError::from_peer(
+                &self.inner.name,
+                PeerError::Closed("the client was closed".into()),
+            )
         };
         let mut rx = self.inner.state.subscribe();
         let wait = clamp_timeout(self.inner.options.request_timeout);
@@ -422,11 +426,13 @@ impl Client {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return Err(closed()),
                 Err(_) => {
-                    return Err(ClientError::Timeout {
-                        server: self.inner.name.clone(),
-                        method: method.to_owned(),
-                        timeout: wait,
-                    })
+                    return Err(ClientError::from_peer(
+                        &self.inner.name,
+                        PeerError::Timeout {
+                            method: method.to_owned(),
+                            timeout: wait,
+                        },
+                    ))
                 }
             }
         }
@@ -454,10 +460,14 @@ impl Client {
         params: Option<serde_json::Value>,
         options: CallOptions,
     ) -> Result<serde_json::Value, ClientError> {
-        let encode = |e: serde_json::Error| ClientError::Encode {
-            server: self.inner.name.clone(),
-            method: method.to_owned(),
-            detail: e.to_string(),
+        let encode = |e: serde_json::Error| {
+            ClientError::from_peer(
+                &self.inner.name,
+                PeerError::Encode {
+                    method: method.to_owned(),
+                    detail: e.to_string(),
+                },
+            )
         };
         let params = params
             .map(|p| jsonrpc::to_raw(&p))
@@ -470,10 +480,14 @@ impl Client {
             .request_raw(method, params, request)
             .await
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))?;
-        jsonrpc::from_object(raw.get()).map_err(|e| ClientError::Decode {
-            server: self.inner.name.clone(),
-            method: method.to_owned(),
-            detail: e.to_string(),
+        jsonrpc::from_object(raw.get()).map_err(|e| {
+            ClientError::from_peer(
+                &self.inner.name,
+                PeerError::Decode {
+                    method: method.to_owned(),
+                    detail: e.to_string(),
+                },
+            )
         })
     }
 

@@ -2,7 +2,6 @@
 //! many servers knows which one to look at; a timeout also names the method and the timeout.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcp_proto::jsonrpc::ErrorObject;
 use mcp_proto::peer::PeerError;
@@ -21,62 +20,16 @@ pub enum ClientError {
         #[source]
         source: Arc<std::io::Error>,
     },
-    /// The connection is gone: the process exited (with its status and the tail of its
-    /// stderr), closed its stdout, or the client was closed.
-    #[error("server {server}: connection closed: {reason}")]
-    Closed {
+    /// A call failed in the engine: the connection closed (the process exited, with its status
+    /// and the tail of its stderr), no answer within the timeout, cancelled, an error answer,
+    /// a result or params that did not fit the method, or whatever else [`PeerError`] reports.
+    #[error("server {server}: {error}")]
+    Peer {
         /// The server's name.
         server: String,
-        /// Why, as the transport saw it.
-        reason: String,
-    },
-    /// No answer within the timeout; `notifications/cancelled` was sent.
-    #[error("server {server}: {method} timed out after {}", show_duration(*.timeout))]
-    Timeout {
-        /// The server's name.
-        server: String,
-        /// The method that was called.
-        method: String,
-        /// The timeout that ran out.
-        timeout: Duration,
-    },
-    /// The caller cancelled the request; `notifications/cancelled` was sent.
-    #[error("server {server}: {method} was cancelled")]
-    Cancelled {
-        /// The server's name.
-        server: String,
-        /// The method that was called.
-        method: String,
-    },
-    /// The server answered with a JSON-RPC error.
-    #[error("server {server}: {method} failed: {error}")]
-    Rpc {
-        /// The server's name.
-        server: String,
-        /// The method that was called.
-        method: String,
-        /// The error object the server sent.
-        error: ErrorObject,
-    },
-    /// The server's answer did not have the shape the method promises.
-    #[error("server {server}: could not decode the result of {method}: {detail}")]
-    Decode {
-        /// The server's name.
-        server: String,
-        /// The method that was called.
-        method: String,
-        /// What serde said.
-        detail: String,
-    },
-    /// Our own params could not be serialized.
-    #[error("server {server}: could not encode the params of {method}: {detail}")]
-    Encode {
-        /// The server's name.
-        server: String,
-        /// The method that was called.
-        method: String,
-        /// What serde said.
-        detail: String,
+        /// What the engine said; it names the method.
+        #[source]
+        error: PeerError,
     },
     /// The server chose a protocol version we do not speak; we disconnected.
     #[error(
@@ -120,51 +73,30 @@ pub enum ClientError {
 impl ClientError {
     /// Wraps an engine error with the server's name.
     pub fn from_peer(server: &str, error: PeerError) -> Self {
-        let server = server.to_owned();
-        match error {
-            PeerError::Closed(reason) => ClientError::Closed { server, reason },
-            PeerError::Timeout { method, timeout } => ClientError::Timeout {
-                server,
-                method,
-                timeout,
-            },
-            PeerError::Cancelled { method } => ClientError::Cancelled { server, method },
-            PeerError::Rpc { method, error } => ClientError::Rpc {
-                server,
-                method,
-                error,
-            },
-            PeerError::Decode { method, detail } => ClientError::Decode {
-                server,
-                method,
-                detail,
-            },
-            PeerError::Encode { method, detail } => ClientError::Encode {
-                server,
-                method,
-                detail,
-            },
+        ClientError::Peer {
+            server: server.to_owned(),
+            error,
+        }
+    }
+
+    /// The engine's error, when the call failed in the engine.
+    pub fn peer_error(&self) -> Option<&PeerError> {
+        match self {
+            ClientError::Peer { error, .. } => Some(error),
+            _ => None,
         }
     }
 
     /// The JSON-RPC error object, when the server sent one.
     pub fn rpc_error(&self) -> Option<&ErrorObject> {
-        match self {
-            ClientError::Rpc { error, .. } => Some(error),
-            _ => None,
-        }
+        self.peer_error().and_then(PeerError::rpc_error)
     }
 
     /// The name of the server this error is about.
     pub fn server(&self) -> &str {
         match self {
             ClientError::Spawn { server, .. }
-            | ClientError::Closed { server, .. }
-            | ClientError::Timeout { server, .. }
-            | ClientError::Cancelled { server, .. }
-            | ClientError::Rpc { server, .. }
-            | ClientError::Decode { server, .. }
-            | ClientError::Encode { server, .. }
+            | ClientError::Peer { server, .. }
             | ClientError::UnsupportedVersion { server, .. }
             | ClientError::TooManyPages { server, .. }
             | ClientError::CrashLoop { server, .. } => server,
@@ -172,17 +104,10 @@ impl ClientError {
     }
 }
 
-/// `60s`, `1500ms`: whole seconds when the duration has no fraction.
-fn show_duration(d: Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     #[test]
@@ -196,7 +121,7 @@ mod tests {
         );
         assert_eq!(
             e.to_string(),
-            "server weather: tools/call timed out after 60s"
+            "server weather: request tools/call timed out after 60s"
         );
         assert_eq!(e.server(), "weather");
     }

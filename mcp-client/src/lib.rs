@@ -15,22 +15,25 @@
 
 #![warn(missing_docs)]
 
-pub mod client;
-pub mod error;
-pub mod handler;
+mod client;
+mod error;
+mod handler;
 pub mod http;
 pub mod hub;
-pub mod options;
-pub mod stderr_ring;
-pub mod stdio;
-pub mod supervisor;
+mod options;
+mod stderr_ring;
+mod stdio;
+mod supervisor;
 
 pub use client::{Client, Handshake};
 pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
 pub use hub::{Hub, HubError, HubOptions};
-pub use options::{CallOptions, ClientOptions};
-pub use stderr_ring::StderrRing;
+pub use mcp_proto::peer::PeerError;
+pub use options::{
+    CallOptions, ClientOptions, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT,
+};
+pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;
 pub use supervisor::{ChildExit, ChildProcess, RestartPolicy, ShutdownTimeouts};
 pub use tokio_util::sync::CancellationToken;

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use common::{bounded, fixture, python, read_pid, temp_dir, wait_process_gone};
 use mcp_client::{
-    Client, ClientError, ClientOptions, RestartPolicy, ServerEvent, ShutdownTimeouts,
+    Client, ClientError, ClientOptions, PeerError, RestartPolicy, ServerEvent, ShutdownTimeouts,
     StdioServerConfig,
 };
 use serde_json::json;
@@ -35,7 +35,10 @@ async fn exit_before_initialize_reports_status_and_stderr() {
     .await
     .expect_err("the server exits at once");
     let text = err.to_string();
-    assert!(matches!(err, ClientError::Closed { .. }), "{text}");
+    assert!(
+        matches!(err.peer_error(), Some(PeerError::Closed(_))),
+        "{text}"
+    );
     assert!(text.starts_with("server early: "), "{text}");
     assert!(text.contains("exit status: 2"), "{text}");
     assert!(text.contains("missing API key FAULT_TOKEN"), "{text}");
@@ -70,7 +73,7 @@ async fn initialize_without_answer_times_out_and_ends_the_process() {
     .expect_err("initialize is never answered");
     assert_eq!(
         err.to_string(),
-        "server silent: initialize timed out after 1s"
+        "server silent: request initialize timed out after 1s"
     );
     assert!(started.elapsed() < Duration::from_secs(8));
     let pid = read_pid(&pidfile, 1).await;
@@ -141,7 +144,10 @@ async fn crash_mid_call_fails_calls_at_once() {
         .expect_err("the server died");
     assert!(started.elapsed() < Duration::from_secs(4));
     let text = err.to_string();
-    assert!(matches!(err, ClientError::Closed { .. }), "{text}");
+    assert!(
+        matches!(err.peer_error(), Some(PeerError::Closed(_))),
+        "{text}"
+    );
     assert!(text.starts_with("server crashy: "), "{text}");
     assert!(text.contains("exit status: 3"), "{text}");
     assert!(text.contains("the tool exploded"), "{text}");

@@ -1,5 +1,6 @@
-//! The hub over real servers: weather-server (always), a misconfigured entry that fails alone,
-//! a disabled one, and an in-process Streamable HTTP server whose tool list changes.
+//! The hub over real servers: weather-server (always, also over Streamable HTTP and legacy SSE),
+//! a misconfigured entry that fails alone and a disabled one. A server whose tool list changes,
+//! followed by the hub and its proxy, is in mcp-cli's `tests/proxy.rs`.
 
 mod common;
 #[path = "interop/hub_support.rs"]
@@ -7,7 +8,6 @@ mod hub_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use common::bounded;
 use hub_support::{broken_entry, weather_entry};
@@ -259,86 +259,6 @@ async fn reload_restarts_only_changed_servers() {
     assert_eq!(report.kept, ["weather2"]);
     assert_ne!(hub.client("weather").expect("client").pid(), pid);
     hub.close().await;
-}
-
-#[tokio::test]
-async fn list_changed_refreshes_that_servers_tools() {
-    let server = mcp_server::Server::builder("dynamic", "1.0.0")
-        .tool(
-            mcp_server::Tool::new("first", "The first tool"),
-            |_: mcp_server::NoArgs, _ctx: mcp_server::Context| async { "one" },
-        )
-        .build();
-    let factory = {
-        let server = server.clone();
-        move |t| server.serve(t)
-    };
-    let http = mcp_server::http::bind(
-        "127.0.0.1:0",
-        mcp_server::http::HttpConfig::default(),
-        factory,
-    )
-    .await
-    .expect("bind");
-    let url = format!("http://{}/mcp", http.local_addr());
-    let options = HubOptions {
-        list_changed_debounce: Duration::from_millis(50),
-        ..HubOptions::default()
-    };
-    let hub = bounded(
-        30,
-        "connect",
-        Hub::connect(
-            config(json!({ "dyn": { "type": "streamableHttp", "url": url } })),
-            options,
-        ),
-    )
-    .await;
-    assert_eq!(hub.servers()[0].status, ServerStatus::Connected);
-    assert_eq!(hub.tools().len(), 1);
-    // A proxy in front of the hub follows the change too.
-    let proxy = mcp_client::hub::proxy::proxy_server(&hub);
-    let follower = mcp_client::hub::proxy::follow_changes(&hub, &proxy);
-    let (near, far) = mcp_proto::peer::memory_pair(64);
-    let _session = proxy.serve(near);
-    let proxy_client = bounded(
-        10,
-        "connect to the proxy",
-        mcp_client::Client::connect(far, mcp_client::ClientOptions::new()),
-    )
-    .await
-    .expect("proxy client");
-    server.add_tool(
-        mcp_server::Tool::new("second", "The second tool"),
-        |_: mcp_server::NoArgs, _ctx: mcp_server::Context| async { "two" },
-    );
-    bounded(10, "refresh", async {
-        while hub.tools().len() < 2 {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
-    let result = hub.call_tool("dyn__second", json!({})).await.expect("call");
-    assert_eq!(text(&result), "two");
-    bounded(10, "proxy refresh", async {
-        loop {
-            let tools = proxy_client.list_tools().await.expect("proxy tools");
-            if tools.iter().any(|t| t.name == "dyn__second") {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
-    let via_proxy = proxy_client
-        .call_tool("dyn__second", json!({}))
-        .await
-        .expect("call through the proxy");
-    assert_eq!(text(&via_proxy), "two");
-    follower.abort();
-    proxy_client.close().await;
-    hub.close().await;
-    http.shutdown().await;
 }
 
 #[tokio::test]

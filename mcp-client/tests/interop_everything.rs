@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::{bounded, node_modules};
-use mcp_client::{CallOptions, Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
+use mcp_client::{
+    CallOptions, Client, ClientError, ClientOptions, PeerError, ServerEvent, StdioServerConfig,
+};
 use mcp_proto::schema::{
     CompleteParams, CompletionReference, CreateMessageResult, ListRootsResult, LoggingLevel, Root,
 };
@@ -145,7 +147,10 @@ async fn tools_resources_prompts_and_callbacks() {
     assert!(!templates.is_empty());
     let missing = client.read_resource("demo://nothing/here").await;
     assert!(
-        matches!(missing, Err(ClientError::Rpc { .. })),
+        matches!(
+            missing.as_ref().err().and_then(ClientError::peer_error),
+            Some(PeerError::Rpc { .. })
+        ),
         "{missing:?}"
     );
 
@@ -257,7 +262,7 @@ async fn timeout_cancels_and_names_server_method_and_timeout() {
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(
         err.to_string(),
-        "server everything: tools/call timed out after 1s"
+        "server everything: request tools/call timed out after 1s"
     );
     // The connection is still usable after the cancellation.
     client.ping().await.expect("ping after timeout");
@@ -284,7 +289,10 @@ async fn timeout_cancels_and_names_server_method_and_timeout() {
         )
         .await
         .expect_err("capped");
-    assert!(matches!(err, ClientError::Timeout { .. }), "{err}");
+    assert!(
+        matches!(err.peer_error(), Some(PeerError::Timeout { .. })),
+        "{err}"
+    );
 
     // A cancellation handle.
     let token = mcp_client::CancellationToken::new();
@@ -301,7 +309,10 @@ async fn timeout_cancels_and_names_server_method_and_timeout() {
         )
         .await
         .expect_err("cancelled");
-    assert!(matches!(err, ClientError::Cancelled { .. }), "{err}");
+    assert!(
+        matches!(err.peer_error(), Some(PeerError::Cancelled { .. })),
+        "{err}"
+    );
     bounded(10, "close", client.close()).await;
 }
 

@@ -328,7 +328,10 @@ async fn a_timeout_sends_cancelled_and_names_server_method_and_timeout() {
     .await
     .expect_err("times out");
     // 10 ms is clamped to the 1 s minimum.
-    assert_eq!(err.to_string(), "server fake: slow timed out after 1s");
+    assert_eq!(
+        err.to_string(),
+        "server fake: request slow timed out after 1s"
+    );
     bounded(5, "the server sees the cancellation", async {
         while !server.cancelled.load(std::sync::atomic::Ordering::SeqCst) {
             tokio::time::sleep(std::time::Duration::from_millis(10)).await;
@@ -347,7 +350,7 @@ async fn initialize_timeout_closes_without_cancelling_initialize() {
         .expect_err("never answered");
     assert_eq!(
         err.to_string(),
-        "server fake: initialize timed out after 1s"
+        "server fake: request initialize timed out after 1s"
     );
     bounded(5, "the server sees the end", server_peer.closed()).await;
     let seen = server.notifications.lock().unwrap().clone();

@@ -219,7 +219,12 @@ async fn a_forecast_can_be_cancelled_between_days() {
     )
     .await;
     assert!(
-        matches!(out, Err(mcp_client::ClientError::Cancelled { .. })),
+        matches!(
+            out.as_ref()
+                .err()
+                .and_then(mcp_client::ClientError::peer_error),
+            Some(mcp_client::PeerError::Cancelled { .. })
+        ),
         "{out:?}"
     );
     // The session goes on.

@@ -16,8 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-/// The default per-server timeout, as in Cline.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+use crate::options::{clamp_timeout, DEFAULT_TIMEOUT};
 
 /// Which file format a config came in; writing back keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -195,14 +194,15 @@ impl Variables {
     }
 }
 
-/// Clamps a timeout in seconds as Cline does: not a finite number means 60; else 1..3600,
-/// rounded to the millisecond (so that writing it back as seconds gives the same value).
-pub fn clamp_timeout(seconds: f64) -> Duration {
+/// Clamps a timeout in seconds as Cline does: not a finite number means 60; else rounded to the
+/// millisecond (so that writing it back as seconds gives the same value) and brought into
+/// 1..=3600 s by [`clamp_timeout`], the one rule for every timeout.
+pub fn clamp_timeout_secs(seconds: f64) -> Duration {
     if !seconds.is_finite() {
         return DEFAULT_TIMEOUT;
     }
-    // Within 1000..=3_600_000 after the clamp, so the cast is exact.
-    Duration::from_millis((seconds.clamp(1.0, 3600.0) * 1000.0).round() as u64)
+    // The cast saturates: a negative count becomes 0 and a huge one u64::MAX, both then clamped.
+    clamp_timeout(Duration::from_millis((seconds * 1000.0).round() as u64))
 }
 
 /// A timeout as the seconds a Cline file holds: an integer when whole, else a fraction.
@@ -650,8 +650,8 @@ fn parse_server(
     };
     let timeout = match entry.get("timeout") {
         None | Some(Value::Null) => DEFAULT_TIMEOUT,
-        Some(Value::Number(n)) => clamp_timeout(n.as_f64().unwrap_or(f64::NAN)),
-        Some(Value::String(s)) => clamp_timeout(s.trim().parse().unwrap_or(f64::NAN)),
+        Some(Value::Number(n)) => clamp_timeout_secs(n.as_f64().unwrap_or(f64::NAN)),
+        Some(Value::String(s)) => clamp_timeout_secs(s.trim().parse().unwrap_or(f64::NAN)),
         Some(_) => DEFAULT_TIMEOUT,
     };
     Ok(ServerConfig {

@@ -1,6 +1,7 @@
 //! What can go wrong in a hub call, typed by kind so a caller (or a model) can tell a dead
 //! server from a slow one, a protocol fault, a failing tool or a denied call.
 
+use mcp_proto::peer::PeerError;
 use mcp_proto::schema::CallToolResult;
 
 use crate::error::ClientError;
@@ -93,16 +94,19 @@ impl HubError {
             HubError::NotConnected { .. } => ErrorKind::Connection,
             HubError::Denied { .. } => ErrorKind::Denied,
             HubError::Client(e) => match e {
-                ClientError::Timeout { .. } => ErrorKind::Timeout,
-                ClientError::Rpc { .. }
-                | ClientError::Decode { .. }
-                | ClientError::Encode { .. }
-                | ClientError::UnsupportedVersion { .. }
-                | ClientError::TooManyPages { .. } => ErrorKind::Protocol,
-                ClientError::Spawn { .. }
-                | ClientError::Closed { .. }
-                | ClientError::Cancelled { .. }
-                | ClientError::CrashLoop { .. } => ErrorKind::Connection,
+                ClientError::Peer { error, .. } => match error {
+                    PeerError::Timeout { .. } => ErrorKind::Timeout,
+                    PeerError::Rpc { .. } | PeerError::Decode { .. } | PeerError::Encode { .. } => {
+                        ErrorKind::Protocol
+                    }
+                    // A closed connection, a cancelled call, and whatever else the engine
+                    // reports about getting the call across (new variants included).
+                    _ => ErrorKind::Connection,
+                },
+                ClientError::UnsupportedVersion { .. } | ClientError::TooManyPages { .. } => {
+                    ErrorKind::Protocol
+                }
+                ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }
     }
@@ -150,11 +154,13 @@ mod tests {
 
     #[test]
     fn timeouts_are_their_own_kind() {
-        let e = HubError::from(ClientError::Timeout {
-            server: "s".into(),
-            method: "tools/call".into(),
-            timeout: std::time::Duration::from_secs(1),
-        });
+        let e = HubError::from(ClientError::from_peer(
+            "s",
+            PeerError::Timeout {
+                method: "tools/call".into(),
+                timeout: std::time::Duration::from_secs(1),
+            },
+        ));
         assert_eq!(e.kind(), ErrorKind::Timeout);
     }
 }

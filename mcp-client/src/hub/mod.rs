@@ -20,14 +20,13 @@
 //! # Ok(()) }
 //! ```
 
-pub mod approval;
-pub mod config;
-pub mod error;
-pub mod export;
-pub mod naming;
-pub mod proxy;
-pub mod server;
-pub mod shaping;
+mod approval;
+mod config;
+mod error;
+mod export;
+mod naming;
+mod server;
+mod shaping;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -39,11 +38,14 @@ use mcp_proto::schema::{
 };
 use serde_json::Value;
 
-pub use approval::{approver, ApprovalRequest, Approver, Decision};
-pub use config::{ConfigError, ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables};
+pub use approval::{approver, ApprovalFuture, ApprovalRequest, Approver, Decision};
+pub use config::{
+    clamp_timeout_secs, parse_header, validate_new_server, write_atomically, ConfigError,
+    ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables,
+};
 pub use error::{result_error_kind, ErrorKind, HubError};
-pub use export::{export_tools, ExportFormat};
-pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute};
+pub use export::{export_tools, ExportFormat, UnknownFormat};
+pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 
@@ -485,7 +487,7 @@ impl Hub {
     }
 
     /// A receiver that changes whenever some server's lists were fetched again or the config
-    /// was reloaded, so a follower (like the proxy) can re-read [`tools`](Self::tools).
+    /// was reloaded, so a follower (like mcp-cli's proxy) can re-read [`tools`](Self::tools).
     pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.changes.subscribe()
     }

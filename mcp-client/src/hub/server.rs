@@ -385,7 +385,7 @@ async fn fetch(client: &Client, dirty: Dirty, mut lists: ServerLists) -> ServerL
     match templates {
         Some(Ok(t)) => lists.templates = t,
         // Servers with resources but no templates may answer -32601; that is an empty list.
-        Some(Err(ClientError::Rpc { .. })) => lists.templates.clear(),
+        Some(Err(e)) if e.rpc_error().is_some() => lists.templates.clear(),
         Some(Err(e)) => errors.push(lists_error("resource templates", e)),
         None => {}
     }

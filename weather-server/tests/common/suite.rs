@@ -6,7 +6,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_client::{CallOptions, Client, ClientError, ServerEvent};
+use mcp_client::{CallOptions, Client, ClientError, PeerError, ServerEvent};
 use mcp_proto::schema::{CompleteParams, CompletionReference, LoggingLevel};
 use serde_json::{json, Value};
 
@@ -323,7 +323,13 @@ pub async fn check_watch_cancel(client: &Client) {
         ),
     )
     .await;
-    assert!(matches!(out, Err(ClientError::Cancelled { .. })), "{out:?}");
+    assert!(
+        matches!(
+            out.as_ref().err().and_then(ClientError::peer_error),
+            Some(PeerError::Cancelled { .. })
+        ),
+        "{out:?}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(10),
         "{:?}",
@@ -376,13 +382,19 @@ pub async fn check_list_cities(client: &Client) -> usize {
 pub async fn check_tool_errors(client: &Client) {
     // Unknown tool: a protocol error or a tool error, never a success.
     match bounded(20, "nope", client.call_tool("nope", json!({}))).await {
-        Err(ClientError::Rpc { error, .. }) => assert_eq!(error.code, -32602, "{error:?}"),
+        Err(ClientError::Peer {
+            error: PeerError::Rpc { error, .. },
+            ..
+        }) => assert_eq!(error.code, -32602, "{error:?}"),
         Err(other) => panic!("unexpected error {other}"),
         Ok(r) => assert_eq!(r.is_error, Some(true), "{r:?}"),
     }
     for bad in [json!({}), json!({"city": 42}), json!({"town": "Paris"})] {
         match bounded(20, "bad args", client.call_tool("get_weather", bad.clone())).await {
-            Err(ClientError::Rpc { error, .. }) => {
+            Err(ClientError::Peer {
+                error: PeerError::Rpc { error, .. },
+                ..
+            }) => {
                 assert_eq!(error.code, -32602, "{bad}: {error:?}")
             }
             Err(other) => panic!("{bad}: unexpected error {other}"),

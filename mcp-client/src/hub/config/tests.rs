@@ -339,10 +339,10 @@ fn validation_as_cline_does() {
         .unwrap_err()
         .contains("Name: value"));
     assert!(parse_header("Bad Name: v").is_err());
-    assert_eq!(clamp_timeout(f64::INFINITY), DEFAULT_TIMEOUT);
-    assert_eq!(clamp_timeout(f64::NAN), DEFAULT_TIMEOUT);
-    assert_eq!(clamp_timeout(0.2), Duration::from_secs(1));
-    assert_eq!(clamp_timeout(7200.0), Duration::from_secs(3600));
+    assert_eq!(clamp_timeout_secs(f64::INFINITY), DEFAULT_TIMEOUT);
+    assert_eq!(clamp_timeout_secs(f64::NAN), DEFAULT_TIMEOUT);
+    assert_eq!(clamp_timeout_secs(0.2), Duration::from_secs(1));
+    assert_eq!(clamp_timeout_secs(7200.0), Duration::from_secs(3600));
 }
 
 #[test]
@@ -361,9 +361,9 @@ fn a_fractional_timeout_survives_writing_back() {
         edited.to_json()
     );
     assert_eq!(parse(&edited.to_json()).servers, c.servers);
-    assert_eq!(clamp_timeout(2.0004), Duration::from_secs(2));
+    assert_eq!(clamp_timeout_secs(2.0004), Duration::from_secs(2));
     assert_eq!(
-        clamp_timeout(1.0 / 3.0 + 10.0),
+        clamp_timeout_secs(1.0 / 3.0 + 10.0),
         Duration::from_millis(10_333)
     );
 }

@@ -2,16 +2,13 @@
 //! weather-server and server-everything behind it.
 
 mod common;
-#[path = "interop/hub_support.rs"]
-mod hub_support;
 
 use std::io::BufRead;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::node_modules;
-use hub_support::{everything_entry, mcp_bin, run, scratch, weather_entry, write_config};
+use common::{everything_entry, mcp_bin, node_modules, run, scratch, weather_entry, write_config};
 use serde_json::{json, Value};
 
 fn client_script() -> String {
@@ -21,7 +18,7 @@ fn client_script() -> String {
         .into_owned()
 }
 
-fn check(output: &hub_support::Run) {
+fn check(output: &common::Run) {
     assert_eq!(output.code, 0, "{output:?}");
     let line = output.stdout.lines().last().unwrap_or_default();
     let seen: Value = serde_json::from_str(line).expect("client printed JSON");

@@ -1,10 +1,9 @@
 //! The `mcp` binary end to end against weather-server: every command, the built-in default
 //! config, the config lookup order, and the exit statuses.
 
-#[path = "interop/hub_support.rs"]
-mod hub_support;
+mod common;
 
-use hub_support::{broken_entry, mcp_in, run, scratch, weather_entry, write_config};
+use common::{broken_entry, mcp_in, run, scratch, weather_entry, write_config};
 use serde_json::{json, Value};
 
 fn weather_home(tag: &str) -> (std::path::PathBuf, String) {
@@ -15,7 +14,7 @@ fn weather_home(tag: &str) -> (std::path::PathBuf, String) {
 
 #[test]
 fn built_in_default_runs_weather_server_next_to_mcp() {
-    hub_support::weather_server();
+    common::weather_server();
     let home = scratch("default");
     let servers = run(mcp_in(&home, &["servers"]), 60);
     assert_eq!(servers.code, 0, "{servers:?}");
@@ -320,11 +319,10 @@ fn config_lookup_order() {
     let home = scratch("lookup");
     // Only command and args: the file reads as Claude Desktop's format.
     let entry = json!({ "weather": {
-        "command": hub_support::weather_server(),
-        "args": ["--clock", hub_support::CLOCK]
+        "command": common::weather_server(),
+        "args": ["--clock", common::CLOCK]
     } });
-    let first_line =
-        |run: &hub_support::Run| run.stdout.lines().next().unwrap_or_default().to_owned();
+    let first_line = |run: &common::Run| run.stdout.lines().next().unwrap_or_default().to_owned();
 
     // Claude Desktop's config is the last place looked.
     let claude = home.join(".config/Claude/claude_desktop_config.json");
@@ -375,7 +373,7 @@ fn config_lookup_order() {
         first_line(&r),
         format!("config: {} (Claude Desktop)", user.display())
     );
-    std::fs::write(home.join("mcp.json"), json!({ "servers": { "weather": { "type": "stdio", "command": hub_support::weather_server() } } }).to_string()).expect("write");
+    std::fs::write(home.join("mcp.json"), json!({ "servers": { "weather": { "type": "stdio", "command": common::weather_server() } } }).to_string()).expect("write");
     let r = run(mcp_in(&home, &["servers"]), 60);
     assert_eq!(first_line(&r), "config: mcp.json (VS Code)");
 

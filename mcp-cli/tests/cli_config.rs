@@ -1,12 +1,11 @@
 //! `mcp add` and `mcp remove` end to end: in each config format the file keeps its unknown
 //! keys and its format; every validation message; the aliases of `remove`.
 
-#[path = "interop/hub_support.rs"]
-mod hub_support;
+mod common;
 
 use std::path::{Path, PathBuf};
 
-use hub_support::{mcp_in, run, scratch, Run};
+use common::{mcp_in, run, scratch, Run};
 use serde_json::{json, Value};
 
 fn mcp(home: &Path, config: &Path, args: &[&str]) -> Run {

@@ -5,8 +5,11 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Args;
-use mcp_client::hub::config::{clamp_timeout, parse_header, validate_new_server, DEFAULT_TIMEOUT};
-use mcp_client::hub::{ConfigFormat, ServerConfig, TransportConfig};
+use mcp_client::hub::{
+    clamp_timeout_secs, parse_header, validate_new_server, ConfigFormat, ServerConfig,
+    TransportConfig,
+};
+use mcp_client::DEFAULT_TIMEOUT;
 
 use super::{Failure, Outcome};
 use crate::config_path::{self, ConfigSource};
@@ -136,7 +139,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         transport,
         disabled: false,
         auto_approve: Vec::new(),
-        timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout),
+        timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout_secs),
     })
 }
 

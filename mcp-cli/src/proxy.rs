@@ -11,11 +11,10 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 
+use mcp_client::hub::{Hub, HubError, HubPrompt, HubTool};
 use mcp_server::schema::{self, CallToolResult, GetPromptResult, ReadResourceResult};
 use mcp_server::{Context, PromptArguments, ResourceRequest, Server, ServerError};
 use serde_json::Value;
-
-use super::{Hub, HubError};
 
 /// The name the proxy announces in `initialize`.
 pub const PROXY_NAME: &str = "mcp-hub";
@@ -75,7 +74,7 @@ pub fn proxy_server(hub: &Hub) -> Server {
 type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
 type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, ServerError>> + Send>>;
 
-fn tool_definition(tool: &super::HubTool) -> schema::Tool {
+fn tool_definition(tool: &HubTool) -> schema::Tool {
     let mut definition = tool.tool.clone();
     definition.name = tool.exposed.clone();
     definition.description = Some(tool.description.clone());
@@ -96,7 +95,7 @@ fn tool_handler(
     }
 }
 
-fn prompt_definition(prompt: &super::HubPrompt) -> schema::Prompt {
+fn prompt_definition(prompt: &HubPrompt) -> schema::Prompt {
     let mut definition = prompt.prompt.clone();
     definition.name = prompt.exposed.clone();
     definition

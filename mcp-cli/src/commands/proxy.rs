@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_client::hub::proxy::{follow_changes, proxy_server};
+use mcp_cli::proxy::{follow_changes, proxy_server};
 use mcp_client::hub::{HubOptions, ServerStatus};
 
 use super::{connect, load, Failure, Outcome};

@@ -3,11 +3,8 @@
 //! prompt, ping, instructions.
 
 mod common;
-#[path = "interop/hub_support.rs"]
-mod hub_support;
 
-use common::node_modules;
-use hub_support::{everything_entry, mcp_in, run, scratch, write_config, Run};
+use common::{everything_entry, mcp_in, node_modules, run, scratch, write_config, Run};
 use serde_json::json;
 
 #[test]

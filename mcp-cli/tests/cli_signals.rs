@@ -2,15 +2,14 @@
 //! closes its weather-server child with the close sequence and exits 130, quickly, leaving no
 //! server behind; `mcp proxy --stdio` does the same.
 
-#[path = "interop/hub_support.rs"]
-mod hub_support;
+mod common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use hub_support::{mcp_in, scratch, weather_entry, write_config};
+use common::{mcp_in, scratch, weather_entry, write_config};
 use rustix::process::{kill_process, Pid, Signal};
 use serde_json::json;
 
@@ -308,7 +307,7 @@ fn a_second_ctrl_c_kills_at_once() {
     let home = scratch("sigint-twice");
     let stubborn = format!(
         "trap '' TERM; (while :; do sleep 1; done) & exec {} --clock 2026-08-02T07:00:00Z",
-        hub_support::weather_server().display()
+        common::weather_server().display()
     );
     let config = write_config(
         &home,
