@@ -1,6 +1,7 @@
 //! Routing of the peer's outgoing messages: each answer to the stream of the POST that carried
 //! its request, everything else to its request's stream or the session's standalone stream.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
@@ -9,10 +10,14 @@ use mcp_proto::sync::lock;
 
 use super::{Session, SessionKind, Stream};
 
+/// The smallest and largest buffer a message starts with (the last message's size, clamped).
+const MIN_MESSAGE_SIZE: usize = 64;
+const MAX_MESSAGE_SIZE: usize = 16 * 1024;
+
 impl Session {
     /// Routes one outgoing message from the peer.
     fn deliver(&self, out: Outgoing) {
-        let mut json = Vec::with_capacity(128);
+        let mut json = Vec::with_capacity(self.message_size.load(Ordering::Relaxed) as usize);
         // The ids this message answers: one for a single answer, several for a batch.
         let mut single: Option<RequestId> = None;
         let mut many: Vec<RequestId> = Vec::new();
@@ -36,6 +41,8 @@ impl Session {
                 true
             }
         };
+        let size = json.len().clamp(MIN_MESSAGE_SIZE, MAX_MESSAGE_SIZE) as u32;
+        self.message_size.store(size, Ordering::Relaxed);
         let finals: &[RequestId] = match &single {
             Some(id) => std::slice::from_ref(id),
             None => &many,

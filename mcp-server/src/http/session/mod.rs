@@ -14,7 +14,7 @@ mod transport;
 
 use std::any::Any;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_proto::jsonrpc::{Incoming, Message, Request, RequestId};
@@ -59,6 +59,9 @@ pub(crate) struct Session {
     version: AtomicU8,
     /// Set once the session was closed from either side (checked on every request).
     closed: AtomicBool,
+    /// The length of the last message the session wrote: the next one's buffer starts this big,
+    /// so an answer is written without growing and leaves as one exact allocation.
+    message_size: AtomicU32,
     /// In-flight POSTs plus live SSE connections; an attached session never expires.
     attached: AtomicUsize,
     replay: usize,
@@ -99,6 +102,7 @@ impl Session {
             last_active: AtomicU64::new(now),
             version: AtomicU8::new(0),
             closed: AtomicBool::new(false),
+            message_size: AtomicU32::new(128),
             attached: AtomicUsize::new(0),
             replay: replay.max(1),
             keep: OnceLock::new(),
