@@ -16,11 +16,10 @@ use hyper::{Response, StatusCode};
 use mcp_proto::jsonrpc::{ErrorObject, Message};
 use mcp_proto::sse;
 
-use super::connection::InUse;
 use super::session::{event_id, AttachGuard, Next, Session, SessionKind, Stream};
 
 /// The body of every response the HTTP transports send.
-pub struct ResponseBody(Inner, Option<InUse>);
+pub struct ResponseBody(Inner);
 
 enum Inner {
     Full(Option<Bytes>),
@@ -30,16 +29,11 @@ enum Inner {
 impl ResponseBody {
     /// A complete body.
     pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
-        ResponseBody(Inner::Full(Some(bytes.into())), None)
+        ResponseBody(Inner::Full(Some(bytes.into())))
     }
     /// No body.
     pub(crate) fn empty() -> Self {
-        ResponseBody(Inner::Full(None), None)
-    }
-
-    /// Keeps the connection counted as busy until the body is dropped.
-    pub(crate) fn hold(&mut self, in_use: InUse) {
-        self.1 = Some(in_use);
+        ResponseBody(Inner::Full(None))
     }
 }
 
@@ -189,7 +183,7 @@ pub(crate) fn sse_response(
             .map(|d| (d, Box::pin(tokio::time::sleep(d)))),
         _attached: session.attach(),
     };
-    let mut response = Response::new(ResponseBody(Inner::Sse(body), None));
+    let mut response = Response::new(ResponseBody(Inner::Sse(body)));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));

@@ -28,13 +28,13 @@
 //! ```
 
 mod body;
-mod connection;
 mod legacy_sse;
 mod security;
 mod session;
 mod streamable;
 
 use std::any::Any;
+use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,7 +42,9 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, ALLOW};
 use hyper::server::conn::http1;
+use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -364,8 +366,10 @@ pub(crate) fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> 
 
 async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationToken) {
     let mut builder = http1::Builder::new();
-    // No hyper timer: `connection` enforces `header_read_timeout` with one timer per connection.
-    builder.header_read_timeout(None).keep_alive(true);
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(app.config.header_read_timeout)
+        .keep_alive(true);
     let mut connections = JoinSet::new();
     let sweep_every = (app.config.session_idle_timeout / 2)
         .clamp(Duration::from_millis(10), Duration::from_secs(60));
@@ -388,7 +392,27 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
                 if let Err(e) = tcp.set_nodelay(true) {
                     tracing::debug!("TCP_NODELAY: {e}");
                 }
-                connections.spawn(connection::serve(app.clone(), builder.clone(), tcp, stop.clone()));
+                let app = app.clone();
+                let svc = service_fn(move |req| {
+                    let app = app.clone();
+                    async move { Ok::<_, Infallible>(app.handle(req).await) }
+                });
+                let conn = builder.serve_connection(TokioIo::new(tcp), svc);
+                let stop = stop.clone();
+                connections.spawn(async move {
+                    tokio::pin!(conn);
+                    tokio::select! {
+                        result = conn.as_mut() => {
+                            if let Err(e) = result {
+                                tracing::debug!("connection ended: {e}");
+                            }
+                        }
+                        _ = stop.cancelled() => {
+                            conn.as_mut().graceful_shutdown();
+                            let _ = conn.await;
+                        }
+                    }
+                });
             }
         }
     }
