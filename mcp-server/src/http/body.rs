@@ -2,14 +2,14 @@
 //! small constructors every handler uses, plus reading a request body within its limits.
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use hyper::body::{Body, Frame, Incoming, SizeHint};
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
@@ -266,12 +266,42 @@ pub(crate) async fn read_body(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(BodyError::TooLarge);
     }
-    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
-        Err(_) => Err(BodyError::Timeout),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(BodyError::TooLarge),
-        Ok(Err(_)) => Err(BodyError::Broken),
+    let collect = collect(body, limit);
+    tokio::pin!(collect);
+    // A small body is usually all here by the first poll: no timer for it.
+    if let Poll::Ready(result) = poll_fn(|cx| Poll::Ready(collect.as_mut().poll(cx))).await {
+        return result;
     }
+    match tokio::time::timeout(timeout, collect).await {
+        Err(_) => Err(BodyError::Timeout),
+        Ok(result) => result,
+    }
+}
+
+/// The whole body, at most `limit` bytes. A body that arrives as one chunk (the usual small
+/// POST) is kept as that chunk, without a copy or a chunk list.
+async fn collect(mut body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
+    let mut first: Option<Bytes> = None;
+    let mut joined = BytesMut::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(|_| BodyError::Broken)?.into_data() else {
+            continue; // trailers
+        };
+        let so_far = first.as_ref().map_or(0, Bytes::len) + joined.len();
+        if so_far + data.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        match first.take() {
+            None if joined.is_empty() => first = Some(data),
+            earlier => {
+                if let Some(earlier) = earlier {
+                    joined.extend_from_slice(&earlier);
+                }
+                joined.extend_from_slice(&data);
+            }
+        }
+    }
+    Ok(first.unwrap_or_else(|| joined.freeze()))
 }
 
 /// A request refused before it reached a session: the status and the JSON-RPC error (without

@@ -197,21 +197,28 @@ impl HostGuard {
         Ok(())
     }
 
+    /// Compares without allocating: the allowed names are stored in lower case.
     fn host_allowed(&self, host: &str) -> bool {
-        let host = host.trim().to_ascii_lowercase();
-        let name = strip_port(&host);
-        self.hosts.iter().any(|h| *h == host || *h == name)
+        let host = host.trim();
+        let name = strip_port(host);
+        self.hosts
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(host) || h.eq_ignore_ascii_case(name))
     }
 
+    /// Compares without allocating: the allowed origins are stored in lower case.
     fn origin_allowed(&self, origin: &str) -> bool {
-        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        let origin = origin.trim().trim_end_matches('/');
         let Some((scheme, rest)) = origin.split_once("://") else {
             return false;
         };
-        let without_port = format!("{scheme}://{}", strip_port(rest));
-        self.origins
-            .iter()
-            .any(|o| *o == origin || *o == without_port)
+        let name = strip_port(rest);
+        self.origins.iter().any(|o| {
+            o.eq_ignore_ascii_case(origin)
+                || o.split_once("://").is_some_and(|(s, r)| {
+                    s.eq_ignore_ascii_case(scheme) && r.eq_ignore_ascii_case(name)
+                })
+        })
     }
 }
 

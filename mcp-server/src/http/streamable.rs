@@ -54,15 +54,27 @@ fn session_not_found() -> Refusal {
 
 /// True when the header lists `media` (parameters ignored), case-insensitively.
 pub(crate) fn lists_media(headers: &HeaderMap, name: &HeaderName, media: &str) -> bool {
-    headers.get_all(name).iter().any(|value| {
-        value.to_str().is_ok_and(|v| {
-            v.split(',').any(|item| {
-                item.split(';')
-                    .next()
-                    .is_some_and(|m| m.trim().eq_ignore_ascii_case(media))
-            })
-        })
-    })
+    lists_each(headers, name, [media]) == [true]
+}
+
+/// Which of `media` the header lists (parameters ignored, case-insensitively), in one pass
+/// over its values.
+fn lists_each<const N: usize>(
+    headers: &HeaderMap,
+    name: &HeaderName,
+    media: [&str; N],
+) -> [bool; N] {
+    let mut found = [false; N];
+    for value in headers.get_all(name) {
+        let Ok(value) = value.to_str() else { continue };
+        for item in value.split(',') {
+            let listed = item.split(';').next().unwrap_or_default().trim();
+            for (seen, m) in found.iter_mut().zip(media) {
+                *seen |= listed.eq_ignore_ascii_case(m);
+            }
+        }
+    }
+    found
 }
 
 /// True when `Content-Type` is `application/json` (with any parameters).
@@ -149,9 +161,7 @@ fn shape(frame: &Frame) -> Shape {
 async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
     let (parts, incoming) = req.into_parts();
     let headers = &parts.headers;
-    if !lists_media(headers, &ACCEPT, "application/json")
-        || !lists_media(headers, &ACCEPT, "text/event-stream")
-    {
+    if lists_each(headers, &ACCEPT, ["application/json", "text/event-stream"]) != [true, true] {
         return body::rpc_error(
             StatusCode::NOT_ACCEPTABLE,
             -32000,

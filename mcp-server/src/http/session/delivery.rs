@@ -1,0 +1,114 @@
+//! Routing of the peer's outgoing messages: each answer to the stream of the POST that carried
+//! its request, everything else to its request's stream or the session's standalone stream.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use mcp_proto::jsonrpc::{Batch, Message, RequestId};
+use mcp_proto::peer::{DirectSink, Outbound, Outgoing};
+use mcp_proto::sync::lock;
+
+use super::{Session, SessionKind, Stream};
+
+/// The smallest and largest buffer a message starts with (the last message's size, clamped).
+const MIN_MESSAGE_SIZE: usize = 64;
+const MAX_MESSAGE_SIZE: usize = 16 * 1024;
+
+impl Session {
+    /// Routes one outgoing message from the peer.
+    fn deliver(&self, out: Outgoing) {
+        let mut json = Vec::with_capacity(self.message_size.load(Ordering::Relaxed) as usize);
+        // The ids this message answers: one for a single answer, several for a batch.
+        let mut single: Option<RequestId> = None;
+        let mut many: Vec<RequestId> = Vec::new();
+        let is_answer = match &out.body {
+            Outbound::Single(m) => {
+                m.write_json(&mut json);
+                match m {
+                    Message::Response(r) => single = Some(r.id.clone()),
+                    Message::Error(e) => single = e.id.clone(),
+                    _ => {}
+                }
+                matches!(m, Message::Response(_) | Message::Error(_))
+            }
+            Outbound::Batch(ms) => {
+                let _ = serde_json::to_writer(&mut json, &Batch(ms));
+                many.extend(ms.iter().filter_map(|m| match m {
+                    Message::Response(r) => Some(r.id.clone()),
+                    Message::Error(e) => e.id.clone(),
+                    _ => None,
+                }));
+                true
+            }
+        };
+        let size = json.len().clamp(MIN_MESSAGE_SIZE, MAX_MESSAGE_SIZE) as u32;
+        self.message_size.store(size, Ordering::Relaxed);
+        let finals: &[RequestId] = match &single {
+            Some(id) => std::slice::from_ref(id),
+            None => &many,
+        };
+        let mut state = lock(&self.state);
+        if state.closed {
+            return;
+        }
+        if self.kind == SessionKind::Legacy {
+            let stream = self.standalone_locked(&mut state).clone();
+            drop(state);
+            stream.push_event(Some("message"), &json, false);
+            return;
+        }
+        if is_answer {
+            let mut target: Option<Arc<Stream>> = None;
+            let mut answered = 0;
+            for id in finals {
+                if let Some(stream) = state.routes.remove(id) {
+                    answered += 1;
+                    target.get_or_insert(stream);
+                }
+            }
+            if target.is_none() && finals.is_empty() {
+                // An error without an id (a refused batch): it answers a waiting batch POST.
+                let batch = state
+                    .routes
+                    .iter()
+                    .find(|(_, s)| s.is_batch())
+                    .map(|(id, s)| (id.clone(), s.clone()));
+                if let Some((_, stream)) = batch {
+                    state.routes.retain(|_, s| !Arc::ptr_eq(s, &stream));
+                    answered = usize::MAX;
+                    target = Some(stream);
+                }
+            }
+            let Some(stream) = target else {
+                tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
+                return;
+            };
+            let became_sse = stream.push_answer(json, answered);
+            if became_sse {
+                self.retain(&mut state, &stream);
+            }
+            return;
+        }
+        let route = out.related.as_ref().and_then(|id| state.routes.get(id));
+        let stream = match route {
+            Some(stream) => stream.clone(),
+            None if self.kind == SessionKind::Streamable => {
+                self.standalone_locked(&mut state).clone()
+            }
+            None => {
+                tracing::debug!(session = %self.id, "dropped a message with no stream to carry it");
+                return;
+            }
+        };
+        let became_sse = stream.push_event(None, &json, true);
+        if became_sse {
+            self.retain(&mut state, &stream);
+        }
+    }
+}
+
+impl DirectSink for Session {
+    fn deliver(&self, message: Outgoing) {
+        Session::deliver(self, message);
+    }
+}

@@ -1,0 +1,107 @@
+//! The [`Transport`] of one HTTP session, as the session factory's peer sees it: a source of
+//! the messages POSTed to the session and a sink that routes what the peer sends.
+
+use std::future::poll_fn;
+use std::io;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use mcp_proto::peer::{
+    DirectSink, MessageSink, MessageSource, Outgoing, PeerHandle, Received, Transport,
+};
+use mcp_proto::version::ProtocolVersion;
+
+use super::{Session, SessionKind};
+
+/// The transport of one HTTP session, handed to the session factory: the peer reads the
+/// messages POSTed to the session and writes messages that the transport routes to the right
+/// HTTP response or SSE stream.
+pub struct HttpSessionTransport {
+    session: Arc<Session>,
+}
+
+impl std::fmt::Debug for HttpSessionTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSessionTransport")
+            .field("session", &self.session.id)
+            .field("kind", &self.session.kind)
+            .finish()
+    }
+}
+
+impl HttpSessionTransport {
+    /// The transport of `session`.
+    pub(super) fn new(session: Arc<Session>) -> Self {
+        HttpSessionTransport { session }
+    }
+
+    /// The session id (`Mcp-Session-Id`, or the legacy `sessionId`); empty in stateless mode.
+    pub fn session_id(&self) -> &str {
+        &self.session.id
+    }
+
+    /// In stateless mode, the protocol version of the one POST this session serves (from its
+    /// `MCP-Protocol-Version` header): no `initialize` ever reaches such a session.
+    pub fn stateless_version(&self) -> Option<ProtocolVersion> {
+        (self.session.kind == SessionKind::Stateless)
+            .then(|| self.session.version())
+            .flatten()
+    }
+}
+
+/// The reading half of an [`HttpSessionTransport`]: messages POSTed to the session.
+pub struct HttpSource {
+    session: Arc<Session>,
+}
+
+/// The writing half of an [`HttpSessionTransport`]: routes each message to its stream.
+pub struct HttpSink {
+    session: Arc<Session>,
+}
+
+impl Transport for HttpSessionTransport {
+    type Source = HttpSource;
+    type Sink = HttpSink;
+    fn split(self) -> (HttpSource, HttpSink) {
+        (
+            HttpSource {
+                session: self.session.clone(),
+            },
+            HttpSink {
+                session: self.session,
+            },
+        )
+    }
+}
+
+impl MessageSource for HttpSource {
+    async fn recv(&mut self) -> Option<Received> {
+        poll_fn(|cx| self.session.inbox.poll_recv(cx)).await
+    }
+
+    async fn close_reason(&mut self) -> Option<String> {
+        Some("the HTTP session ended".into())
+    }
+
+    fn attach(&mut self, peer: &PeerHandle) {
+        let _ = self.session.peer.set(peer.clone());
+    }
+}
+
+impl MessageSink for HttpSink {
+    async fn send(&mut self, message: Outgoing) -> io::Result<()> {
+        self.session.deliver(message);
+        Ok(())
+    }
+
+    fn direct(&self) -> Option<Arc<dyn DirectSink>> {
+        Some(self.session.clone())
+    }
+
+    async fn close(&mut self) -> io::Result<()> {
+        self.session.closed.store(true, Ordering::Release);
+        self.session.inbox.close_quietly();
+        self.session.close_streams();
+        Ok(())
+    }
+}
