@@ -150,29 +150,23 @@ impl Server {
         self.serve_session(transport, None)
     }
 
-    /// Serves one HTTP session (the factory of [`http::bind`](crate::http::bind)): like
-    /// [`serve`](Self::serve), but a stateless session starts out initialized with the version
-    /// of its request's `MCP-Protocol-Version` header, since no `initialize` reaches it.
-    pub fn serve_http_session(
-        &self,
-        transport: crate::http::HttpSessionTransport,
-    ) -> RunningSession {
-        let version = transport.stateless_version();
-        self.serve_session(transport, version)
-    }
-
     /// Binds `addr` and serves this server over Streamable HTTP (and legacy SSE, as `config`
-    /// says), one session per client.
+    /// says), one session per client; see [`http::bind`](crate::http::bind).
     pub async fn serve_http<A: tokio::net::ToSocketAddrs + std::fmt::Debug>(
         &self,
         addr: A,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
         let server = self.clone();
-        crate::http::bind(addr, config, move |t| server.serve_http_session(t)).await
+        crate::http::bind(addr, config, move |t| {
+            crate::http::serve_session(&server, t)
+        })
+        .await
     }
 
-    fn serve_session<T: Transport>(
+    /// Serves one connection that may start out initialized at `preinitialized` (a stateless
+    /// HTTP request, which no `initialize` reaches).
+    pub(crate) fn serve_session<T: Transport>(
         &self,
         transport: T,
         preinitialized: Option<ProtocolVersion>,

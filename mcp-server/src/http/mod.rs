@@ -237,6 +237,17 @@ impl HttpServer {
     }
 }
 
+/// Serves one HTTP session of `server` (the factory [`bind`] takes for a [`Server`]): like
+/// [`Server::serve`], but a stateless session starts out initialized with the version of its
+/// request's `MCP-Protocol-Version` header, since no `initialize` reaches it.
+pub fn serve_session(
+    server: &crate::Server,
+    transport: HttpSessionTransport,
+) -> crate::RunningSession {
+    let version = transport.stateless_version();
+    server.serve_session(transport, version)
+}
+
 /// Binds `addr` and serves MCP over HTTP, one session per client via `factory`.
 pub async fn bind<A: ToSocketAddrs + std::fmt::Debug>(
     addr: A,
