@@ -105,6 +105,16 @@ pub enum ClientError {
         /// The bound that was reached.
         pages: usize,
     },
+    /// The call failed in the engine for a reason the variants above do not name: the
+    /// transport could not carry this one request (an HTTP error status, say), or too many
+    /// calls already wait for answers.
+    #[error("server {server}: {error}")]
+    Peer {
+        /// The server's name.
+        server: String,
+        /// What the engine said.
+        error: PeerError,
+    },
     /// The server kept dying; the restart policy gave up.
     #[error("server {server}: gave up after {restarts} restarts in a row; last failure: {last}")]
     CrashLoop {
@@ -144,6 +154,9 @@ impl ClientError {
                 method,
                 detail,
             },
+            error @ (PeerError::Transport { .. } | PeerError::TooManyPending { .. }) => {
+                ClientError::Peer { server, error }
+            }
         }
     }
 
@@ -167,6 +180,7 @@ impl ClientError {
             | ClientError::Encode { server, .. }
             | ClientError::UnsupportedVersion { server, .. }
             | ClientError::TooManyPages { server, .. }
+            | ClientError::Peer { server, .. }
             | ClientError::CrashLoop { server, .. } => server,
         }
     }

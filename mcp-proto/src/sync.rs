@@ -8,7 +8,9 @@ use std::sync::{Mutex, MutexGuard};
 
 /// Locks `mutex`, taking it over if a panicking thread poisoned it.
 pub fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -102,6 +102,7 @@ impl HubError {
                 ClientError::Spawn { .. }
                 | ClientError::Closed { .. }
                 | ClientError::Cancelled { .. }
+                | ClientError::Peer { .. }
                 | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }

@@ -146,7 +146,7 @@ impl RequestContext {
 
     /// Sends a notification on behalf of this request (it travels on the request's stream).
     pub async fn notify<N: NotificationType>(&self, params: &N::Params) -> Result<(), PeerError> {
-        let raw = super::encode_params(N::METHOD, params)?;
+        let raw = super::call::encode_params(N::METHOD, params)?;
         self.inner
             .peer
             .notify_raw(N::METHOD, Some(raw), Some(self.inner.id.clone()))
