@@ -42,7 +42,7 @@ impl StderrRing {
     }
 
     fn lock(&self) -> MutexGuard<'_, Ring> {
-        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+        mcp_proto::sync::lock(&self.inner)
     }
 
     /// Appends bytes, dropping the oldest ones beyond the capacity.

@@ -22,7 +22,6 @@ use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_client::http::{
     self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
-    TRANSPORT_ERROR_CODE,
 };
 use mcp_proto::peer::{PeerError, RequestOptions};
 use serde_json::{json, Value};
@@ -387,12 +386,12 @@ async fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
     }
 }
 
+/// What the transport said about a call it could not carry (no answer from the server).
 fn transport_error_text(error: &PeerError) -> String {
-    let rpc = error
-        .rpc_error()
-        .expect("a JSON-RPC error from the transport");
-    assert_eq!(rpc.code, TRANSPORT_ERROR_CODE);
-    rpc.message.clone()
+    match error {
+        PeerError::Transport { detail, .. } => detail.clone(),
+        other => panic!("expected a transport error, got {other:?}"),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -467,12 +466,15 @@ async fn every_error_status_fails_the_call_with_url_status_and_body() {
         assert!(text.contains(&format!("HTTP {code}")), "{text}");
         assert!(text.contains(&url(port, "/mcp")), "{text}");
         assert!(text.contains(&format!("custom failure {code}")), "{text}");
-        assert_eq!(
-            error
-                .rpc_error()
-                .and_then(|e| e.data.as_ref())
-                .map(|d| d.get().to_owned()),
-            Some(format!(r#"{{"httpStatus":{code}}}"#))
+        assert!(
+            matches!(&error, PeerError::Transport { method, .. } if method == "tools/call"),
+            "the error names the call: {error:?}"
+        );
+        assert!(error.rpc_error().is_none(), "no made-up JSON-RPC error");
+        let shown = error.to_string();
+        assert!(
+            shown.starts_with("tools/call failed in the transport: HTTP"),
+            "{shown}"
         );
     }
     // An answer that is neither JSON nor SSE.

@@ -4,12 +4,26 @@
 //! toolkit mutex guards (tables, queues, flags) stays consistent between statements, so a
 //! poisoned lock is taken over rather than turned into a second panic in an unrelated request.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Locks `mutex`, taking it over if a panicking thread poisoned it.
 pub fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Locks `rwlock` for reading, taking it over if a panicking writer poisoned it.
+pub fn read<T: ?Sized>(rwlock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    rwlock
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Locks `rwlock` for writing, taking it over if a panicking writer poisoned it.
+pub fn write<T: ?Sized>(rwlock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    rwlock
+        .write()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 

@@ -10,12 +10,13 @@
 use std::io;
 use std::sync::{Arc, OnceLock};
 
-use mcp_proto::peer::{MessageSink, Outgoing, Transport};
+use mcp_proto::peer::{Intent, MessageSink, Outgoing, Transport};
 
 use super::error::HttpError;
 use super::inbox::{HttpSource, Inbox};
 use super::legacy_sse::LegacySseSink;
-use super::streamable::{encode, Kind, Probe, StreamableHttpSink, StreamableHttpTransport};
+use super::outgoing::{encode, Kind};
+use super::streamable::{Probe, StreamableHttpSink, StreamableHttpTransport};
 use super::HttpClientConfig;
 
 /// Which HTTP transport a server turned out to speak.
@@ -118,9 +119,7 @@ impl MessageSink for AutoSink {
             return Ok(());
         };
         let encoded = encode(message);
-        let is_initialize =
-            matches!(&encoded.kind, Kind::Request { method, .. } if method == "initialize");
-        if !is_initialize {
+        if encoded.intent != Intent::Initialize {
             streamable.note_and_dispatch(encoded);
             self.mode = Mode::Undecided(streamable);
             return Ok(());

@@ -1,31 +1,35 @@
 //! The reading half every HTTP transport shares: POST answers, SSE streams and transport errors
 //! all feed one bounded queue, and the [`HttpSource`] reads it.
 //!
-//! A failed POST never leaves its caller waiting: the transport puts a JSON-RPC error response
-//! with the request's id into this queue, so the peer completes the call with a clear message.
+//! A failed POST never leaves its caller waiting: the transport queues the failure with the
+//! request's id, and the source hands it, in order with the frames, to the peer's
+//! [`PeerHandle::fail_request`], so the call fails with a typed transport error naming the
+//! HTTP failure.
 
 use std::sync::{Arc, Mutex};
 
 use mcp_proto::codec::FrameError;
-use mcp_proto::jsonrpc::{self, ErrorObject, Incoming, Message, RequestId};
-use mcp_proto::peer::{MessageSource, Received};
+use mcp_proto::jsonrpc::{self, Incoming, Message, RequestId};
+use mcp_proto::peer::{MessageSource, PeerHandle, Received};
+use mcp_proto::sync::lock;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::error::HttpError;
 
-/// The JSON-RPC error code of a request that failed in the HTTP transport (no server answer).
-pub const TRANSPORT_ERROR_CODE: i64 = -32000;
+/// What the transport's tasks queue for the source: a frame, or the failure of one request.
+enum InboxItem {
+    /// A frame for the peer (a message, a batch, or one that could not be parsed).
+    Frame(Received),
+    /// Our request `id` could not be carried; `detail` says how (status, URL, body excerpt).
+    Failed { id: RequestId, detail: String },
+}
 
 /// The sending side of the queue, shared by the tasks of one transport.
 pub(crate) struct Inbox {
-    tx: mpsc::Sender<Received>,
+    tx: mpsc::Sender<InboxItem>,
     closed: CancellationToken,
     reason: Mutex<Option<String>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Inbox {
@@ -40,12 +44,13 @@ impl Inbox {
         let source = HttpSource {
             rx,
             inbox: inbox.clone(),
+            peer: None,
         };
         (inbox, source)
     }
 
     /// Queues one item for the source; false once the transport is closed.
-    pub(crate) async fn deliver(&self, item: Received) -> bool {
+    async fn deliver(&self, item: InboxItem) -> bool {
         tokio::select! {
             biased;
             _ = self.closed.cancelled() => false,
@@ -69,18 +74,15 @@ impl Inbox {
             }),
             Err(_) => None,
         };
-        self.deliver(item).await;
+        self.deliver(InboxItem::Frame(item)).await;
         summary
     }
 
-    /// Answers our request `id` with a transport error, so its caller sees `error` at once.
+    /// Fails our request `id` with `error`, in order with the frames before it, so its caller
+    /// gets a typed transport error at once instead of waiting for an answer that cannot come.
     pub(crate) async fn fail_request(&self, id: RequestId, error: &HttpError) {
-        let mut object = ErrorObject::new(TRANSPORT_ERROR_CODE, error.to_string());
-        if let Some(status) = error.status() {
-            object = object.with_data(&serde_json::json!({ "httpStatus": status.as_u16() }));
-        }
-        self.deliver(Ok(Incoming::Single(Message::error(Some(id), object))))
-            .await;
+        let detail = error.to_string();
+        self.deliver(InboxItem::Failed { id, detail }).await;
     }
 
     /// Ends the source after what is queued; the first reason given is the one reported.
@@ -129,20 +131,43 @@ impl FrameSummary {
 
 /// The reading half of every HTTP transport: messages from POST answers and SSE streams.
 pub struct HttpSource {
-    rx: mpsc::Receiver<Received>,
+    rx: mpsc::Receiver<InboxItem>,
     inbox: Arc<Inbox>,
+    /// The peer reading this source, told of requests that failed in the transport.
+    peer: Option<PeerHandle>,
 }
 
-impl MessageSource for HttpSource {
-    async fn recv(&mut self) -> Option<Received> {
+impl HttpSource {
+    /// The next queued item; after the close, only what was queued before it.
+    async fn next_item(&mut self) -> Option<InboxItem> {
         tokio::select! {
             biased;
             item = self.rx.recv() => item,
             _ = self.inbox.closed.cancelled() => self.rx.try_recv().ok(),
         }
     }
+}
+
+impl MessageSource for HttpSource {
+    async fn recv(&mut self) -> Option<Received> {
+        loop {
+            match self.next_item().await? {
+                InboxItem::Frame(frame) => return Some(frame),
+                InboxItem::Failed { id, detail } => match &self.peer {
+                    Some(peer) => {
+                        peer.fail_request(&id, detail);
+                    }
+                    None => tracing::warn!("request {id} failed with no peer to tell: {detail}"),
+                },
+            }
+        }
+    }
 
     async fn close_reason(&mut self) -> Option<String> {
         lock(&self.inbox.reason).clone()
+    }
+
+    fn attach(&mut self, peer: &PeerHandle) {
+        self.peer = Some(peer.clone());
     }
 }

@@ -14,7 +14,8 @@ use bytes::Bytes;
 use hyper::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Uri};
 use mcp_proto::jsonrpc::RequestId;
-use mcp_proto::peer::{MessageSink, Outgoing, Transport};
+use mcp_proto::peer::{Intent, MessageSink, Outgoing, Transport};
+use mcp_proto::sync::lock;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -22,14 +23,10 @@ use super::body::{self, BodyKind, EventStream, StreamEnd};
 use super::connection::{check_url, Connection};
 use super::error::HttpError;
 use super::inbox::{HttpSource, Inbox};
-use super::streamable::{cancelled_request, done_token, encode, Encoded, Kind};
+use super::outgoing::{done_token, encode, Encoded, Kind};
 use super::HttpClientConfig;
 
 const EXCERPT_BYTES: usize = 2048;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// A legacy HTTP+SSE connection, as a [`Transport`].
 pub struct LegacySseTransport {
@@ -147,23 +144,21 @@ impl LegacySseSink {
         let shared = self.shared.clone();
         let done = CancellationToken::new();
         let previous = std::mem::replace(&mut self.barrier, done.clone());
+        if let Intent::Cancel(cancelled) = &message.intent {
+            // Nobody waits for that answer any more: a POST still queued need not go out.
+            if let Some(token) = lock(&shared.calls).remove(cancelled) {
+                token.cancel();
+            }
+        }
         let (id, cancel) = match &message.kind {
-            Kind::Request { id, .. } => {
+            Kind::Request { id } => {
                 let token = shared.inbox.closed_token().child_token();
                 lock(&shared.calls).insert(id.clone(), token.clone());
                 (Some(id.clone()), token)
             }
-            Kind::Notification { method, params } => {
-                if method == "notifications/cancelled" {
-                    if let Some(id) = cancelled_request(params.as_deref()) {
-                        if let Some(token) = lock(&shared.calls).remove(&id) {
-                            token.cancel();
-                        }
-                    }
-                }
+            Kind::Notification | Kind::Response => {
                 (None, shared.inbox.closed_token().child_token())
             }
-            Kind::Response => (None, shared.inbox.closed_token().child_token()),
         };
         self.shared.tasks.spawn(async move {
             let result = tokio::select! {

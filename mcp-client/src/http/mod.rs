@@ -22,6 +22,7 @@ mod connection;
 mod error;
 mod inbox;
 mod legacy_sse;
+mod outgoing;
 mod streamable;
 
 use std::fmt;
@@ -29,7 +30,7 @@ use std::time::Duration;
 
 pub use auto::{connect_auto, AutoSink, AutoTransport, FlavorHandle, HttpFlavor};
 pub use error::HttpError;
-pub use inbox::{HttpSource, TRANSPORT_ERROR_CODE};
+pub use inbox::HttpSource;
 pub use legacy_sse::{LegacySseSink, LegacySseTransport};
 pub use streamable::{StreamableHttpSink, StreamableHttpTransport};
 

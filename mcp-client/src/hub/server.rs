@@ -188,7 +188,7 @@ impl HubServer {
             options.list_changed_debounce,
             changes,
         ));
-        *server.watcher.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.abort_handle());
+        *mcp_proto::sync::lock(&server.watcher) = Some(task.abort_handle());
         server
     }
 

@@ -112,11 +112,7 @@ impl RequestContext {
             return false;
         };
         {
-            let mut last = self
-                .inner
-                .last_progress
-                .lock()
-                .unwrap_or_else(|p| p.into_inner());
+            let mut last = crate::sync::lock(&self.inner.last_progress);
             if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
                 return false;
             }
@@ -146,7 +142,7 @@ impl RequestContext {
 
     /// Sends a notification on behalf of this request (it travels on the request's stream).
     pub async fn notify<N: NotificationType>(&self, params: &N::Params) -> Result<(), PeerError> {
-        let raw = super::encode_params(N::METHOD, params)?;
+        let raw = super::call::encode_params(N::METHOD, params)?;
         self.inner
             .peer
             .notify_raw(N::METHOD, Some(raw), Some(self.inner.id.clone()))

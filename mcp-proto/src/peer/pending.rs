@@ -1,15 +1,17 @@
 //! The table of our requests that wait for an answer: id -> waiter and progress tracker.
-//! Kept apart from the dispatch loop; once closed it refuses new entries, so no call can slip
-//! in after the transport has gone and wait forever.
+//! Kept apart from the dispatch loop; bounded, so a caller that never stops calling gets an
+//! error instead of growing it; once closed it refuses new entries, so no call can slip in
+//! after the transport has gone and wait forever.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use tokio::sync::oneshot;
 
 use super::{PeerError, Progress, ProgressCallback};
 use crate::jsonrpc::RawJson;
+use crate::sync::lock;
 
 /// The answer a waiter gets: the raw result, or why there is none.
 pub(crate) type Answer = Result<RawJson, PeerError>;
@@ -56,27 +58,39 @@ struct Table {
     closed: Option<String>,
 }
 
-/// Outgoing requests waiting for their response.
-#[derive(Default)]
+/// Outgoing requests waiting for their response, at most `limit` at once.
 pub(crate) struct PendingTable {
     inner: Mutex<Table>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    limit: usize,
 }
 
 impl PendingTable {
-    /// Registers a waiter; refused with the close reason once the table is closed.
+    /// An empty table that holds at most `limit` waiting calls (at least one).
+    pub(crate) fn new(limit: usize) -> Self {
+        PendingTable {
+            inner: Mutex::new(Table::default()),
+            limit: limit.max(1),
+        }
+    }
+
+    /// Registers a waiter for a call of `method`; refused with the close reason once the table
+    /// is closed, and with [`PeerError::TooManyPending`] while it is full.
     pub(crate) fn insert(
         &self,
         id: i64,
+        method: &str,
         progress: Option<Arc<ProgressTracker>>,
         cancellable: bool,
     ) -> Result<oneshot::Receiver<Answer>, PeerError> {
         let mut table = lock(&self.inner);
         if let Some(reason) = &table.closed {
             return Err(PeerError::Closed(reason.clone()));
+        }
+        if table.calls.len() >= self.limit {
+            return Err(PeerError::TooManyPending {
+                method: method.into(),
+                limit: self.limit,
+            });
         }
         let (waiter, rx) = oneshot::channel();
         table.calls.insert(
@@ -142,5 +156,31 @@ impl PendingTable {
     /// Why the table was closed, if it was.
     pub(crate) fn closed_reason(&self) -> Option<String> {
         lock(&self.inner).closed.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_table_refuses_a_new_call_until_one_is_answered() {
+        let table = PendingTable::new(2);
+        let _first = table
+            .insert(1, "a", None, true)
+            .expect("room for the first");
+        let _second = table
+            .insert(2, "b", None, true)
+            .expect("room for the second");
+        let refused = table.insert(3, "tools/call", None, true).unwrap_err();
+        assert!(
+            matches!(&refused, PeerError::TooManyPending { method, limit: 2 } if method == "tools/call"),
+            "{refused:?}"
+        );
+        let text = refused.to_string();
+        assert!(text.contains("max_pending_requests"), "{text}");
+        assert_eq!(table.len(), 2);
+        assert!(table.complete(1, Ok(crate::jsonrpc::empty_object())));
+        assert!(table.insert(3, "tools/call", None, true).is_ok());
     }
 }

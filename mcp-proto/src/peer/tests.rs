@@ -1,14 +1,24 @@
 //! The peer over the in-memory pair: concurrency, ordering, timeouts, cancellation, closing.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
+use super::reader::YIELD_EVERY;
 use super::*;
 use crate::codec::FrameError;
-use crate::jsonrpc::{raw_json, ParseError};
+use crate::jsonrpc::{
+    self, raw_json, ErrorObject, Incoming, InvalidMessage, Message, Notification, ParseError,
+    RawJson, Request, RequestId, Response,
+};
+use crate::schema::CancelledParams;
+use crate::sync::lock;
+use crate::ProtocolVersion;
 
 /// A handler with a few methods for tests.
 #[derive(Default)]
@@ -606,4 +616,161 @@ async fn answers_to_a_burst_go_out_while_the_rest_is_still_read() {
         "answers went out in chunks of about {YIELD_EVERY}: {flushes:?}"
     );
     assert!(flushes.len() > 1, "{flushes:?}");
+}
+
+#[tokio::test]
+async fn a_full_pending_table_fails_the_next_call_at_once() {
+    let (a, b) = memory_pair(8);
+    let options = PeerOptions {
+        max_pending_requests: 2,
+        ..options("a")
+    };
+    let pa = Peer::start(a, Arc::new(TestHandler::default()), options);
+    // The other end reads nothing and answers nothing: both calls stay pending.
+    let _silent_other_end = b.split();
+    let waiting: Vec<_> = (0..2)
+        .map(|_| {
+            let pa = pa.clone();
+            tokio::spawn(async move {
+                pa.request_raw("slow", None, RequestOptions::default())
+                    .await
+            })
+        })
+        .collect();
+    for _ in 0..200 {
+        if pa.pending_requests() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(pa.pending_requests(), 2);
+    let refused = tokio::time::timeout(
+        Duration::from_millis(500),
+        pa.request_raw("tools/call", None, RequestOptions::default()),
+    )
+    .await
+    .expect("a full table refuses at once")
+    .unwrap_err();
+    assert!(
+        matches!(&refused, PeerError::TooManyPending { method, limit: 2 } if method == "tools/call"),
+        "{refused:?}"
+    );
+    assert!(
+        refused.to_string().contains("max_pending_requests"),
+        "{refused}"
+    );
+    assert_eq!(pa.pending_requests(), 2, "the refused call left no entry");
+    pa.close();
+    for call in waiting {
+        assert!(matches!(call.await.unwrap(), Err(PeerError::Closed(_))));
+    }
+}
+
+#[tokio::test]
+async fn a_transport_failure_fails_that_call_and_nothing_else() {
+    let (a, b) = memory_pair(8);
+    let pa = Peer::start(a, Arc::new(TestHandler::default()), options("a"));
+    let (mut source_b, _sink_b) = b.split();
+    let call = tokio::spawn({
+        let pa = pa.clone();
+        async move {
+            pa.request_raw("tools/call", None, RequestOptions::default())
+                .await
+        }
+    });
+    let Message::Request(sent) = recv(&mut source_b).await else {
+        panic!("expected the request");
+    };
+    assert!(pa.fail_request(
+        &sent.id,
+        "HTTP 502 from POST http://127.0.0.1/mcp: bad gateway"
+    ));
+    let err = call.await.unwrap().unwrap_err();
+    match &err {
+        PeerError::Transport { method, detail } => {
+            assert_eq!(method, "tools/call");
+            assert!(detail.contains("HTTP 502"), "{detail}");
+        }
+        other => panic!("expected a transport error, got {other:?}"),
+    }
+    assert_eq!(
+        err.to_string(),
+        "tools/call failed in the transport: HTTP 502 from POST http://127.0.0.1/mcp: bad gateway"
+    );
+    assert!(!pa.fail_request(&sent.id, "again"), "nobody waits any more");
+    assert!(!pa.is_closed(), "the connection goes on");
+    assert_eq!(pa.pending_requests(), 0);
+}
+
+/// A sink that records what each outgoing message means to a transport.
+struct IntentLog(Arc<Mutex<Vec<Intent>>>);
+
+impl MessageSink for IntentLog {
+    async fn send(&mut self, message: Outgoing) -> std::io::Result<()> {
+        lock(&self.0).push(message.intent);
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn outgoing_messages_carry_what_they_mean() {
+    let (a, _b) = memory_pair(8);
+    let (source, _) = a.split();
+    let intents = Arc::new(Mutex::new(Vec::new()));
+    let peer = Peer::start(
+        (source, IntentLog(intents.clone())),
+        Arc::new(TestHandler::default()),
+        options("intents"),
+    );
+    let initialize = tokio::spawn({
+        let peer = peer.clone();
+        async move {
+            peer.request_raw("initialize", None, RequestOptions::default())
+                .await
+        }
+    });
+    peer.notify_raw("notifications/initialized", None, None)
+        .await
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let call = tokio::spawn({
+        let peer = peer.clone();
+        let options = RequestOptions {
+            cancel: Some(cancel.clone()),
+            ..Default::default()
+        };
+        async move { peer.request_raw("tools/call", None, options).await }
+    });
+    for _ in 0..200 {
+        if peer.pending_requests() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    cancel.cancel();
+    assert!(matches!(
+        call.await.unwrap(),
+        Err(PeerError::Cancelled { .. })
+    ));
+    peer.close();
+    assert!(matches!(
+        initialize.await.unwrap(),
+        Err(PeerError::Closed(_))
+    ));
+    tokio::time::timeout(Duration::from_secs(2), peer.closed())
+        .await
+        .unwrap();
+    let intents = lock(&intents).clone();
+    assert!(intents.contains(&Intent::Initialize), "{intents:?}");
+    assert!(intents.contains(&Intent::Initialized), "{intents:?}");
+    // The initialize call has id 1; the cancelled call id 2. Closing never cancels initialize.
+    let cancels: Vec<_> = intents
+        .iter()
+        .filter(|i| matches!(i, Intent::Cancel(_)))
+        .collect();
+    assert_eq!(
+        cancels,
+        [&Intent::Cancel(RequestId::Number(2))],
+        "{intents:?}"
+    );
 }

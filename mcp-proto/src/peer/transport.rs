@@ -31,22 +31,44 @@ pub struct Outgoing {
     /// The incoming request this message belongs to: a response answers it, a notification or
     /// request was sent while handling it.
     pub related: Option<RequestId>,
+    /// What the peer knows this message means, for a transport that acts on it (a new session
+    /// starts, a request's exchange may stop) without parsing the message again.
+    pub intent: Intent,
+}
+
+/// What an outgoing message means to a transport, as the peer that wrote it knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Intent {
+    /// Nothing a transport needs to act on.
+    #[default]
+    Plain,
+    /// Our `initialize` request: its answer starts a session.
+    Initialize,
+    /// Our `notifications/initialized`: the session is ready for normal operation.
+    Initialized,
+    /// A `notifications/cancelled` for our request with this id: nobody waits for its answer
+    /// any more, so a transport may stop carrying it.
+    Cancel(RequestId),
 }
 
 impl Outgoing {
     /// A single message, related to nothing.
     pub fn new(message: Message) -> Self {
-        Outgoing {
-            body: Outbound::Single(message),
-            related: None,
-        }
+        Self::related(message, None)
     }
     /// A single message related to an incoming request.
     pub fn related(message: Message, related: Option<RequestId>) -> Self {
         Outgoing {
             body: Outbound::Single(message),
             related,
+            intent: Intent::Plain,
         }
+    }
+    /// The same message, marked with what it means to a transport.
+    pub fn with_intent(mut self, intent: Intent) -> Self {
+        self.intent = intent;
+        self
     }
     /// Appends the message as one NDJSON line to `dst`.
     pub fn encode_line(&self, dst: &mut BytesMut) -> io::Result<()> {
@@ -71,7 +93,10 @@ pub trait MessageSource: Send + 'static {
     }
     /// Called once when a peer starts on this source, with the peer's handle: a transport that
     /// receives requests in tasks of its own (an HTTP server) may serve them there with
-    /// [`PeerHandle::serve_inline`](super::PeerHandle::serve_inline).
+    /// [`PeerHandle::serve_inline`](super::PeerHandle::serve_inline), and one that can fail a
+    /// single request of ours without an answer from the other side (an HTTP POST refused, say)
+    /// reports it with [`PeerHandle::fail_request`](super::PeerHandle::fail_request), in order
+    /// with the frames it delivers.
     fn attach(&mut self, peer: &super::PeerHandle) {
         let _ = peer;
     }

@@ -13,10 +13,9 @@ pub(crate) use prompts::PromptService;
 pub(crate) use resources::ResourceService;
 pub(crate) use tools::ToolService;
 
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
-
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::PaginatedParams;
+use mcp_proto::sync::{read as read_table, write as write_table};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
@@ -28,16 +27,6 @@ use crate::session::parse_params;
 /// A listing entry, serialized once at registration.
 fn listing<T: Serialize>(value: &T) -> RawJson {
     jsonrpc::to_raw(value).unwrap_or_else(|_| jsonrpc::empty_object())
-}
-
-/// Reads a table, taking it over if a panicking writer poisoned it.
-fn read_table<T>(table: &RwLock<T>) -> RwLockReadGuard<'_, T> {
-    table.read().unwrap_or_else(|p| p.into_inner())
-}
-
-/// Writes a table, taking it over if a panicking writer poisoned it.
-fn write_table<T>(table: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
-    table.write().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Answers a list method: the page `params` asks for of `entries` (each `listing`, in order),

@@ -40,12 +40,12 @@ impl SessionTable {
 
     /// The map for reading, taken over if a panic poisoned the lock.
     fn read(&self) -> RwLockReadGuard<'_, HashMap<Box<str>, Arc<Session>>> {
-        self.sessions.read().unwrap_or_else(|p| p.into_inner())
+        mcp_proto::sync::read(&self.sessions)
     }
 
     /// The map for writing, taken over if a panic poisoned the lock.
     fn write(&self) -> RwLockWriteGuard<'_, HashMap<Box<str>, Arc<Session>>> {
-        self.sessions.write().unwrap_or_else(|p| p.into_inner())
+        mcp_proto::sync::write(&self.sessions)
     }
 
     fn now(&self) -> u64 {
