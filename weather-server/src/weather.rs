@@ -97,6 +97,8 @@ fn millis(name: &str, value: f64, range: &std::ops::RangeInclusive<u64>) -> Resu
 #[schemars(deny_unknown_fields)]
 struct ListArgs {
     /// Part of a city or country name
+    // Optional, and no `"default": null` in the schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "String")]
     query: Option<String>,
 }
