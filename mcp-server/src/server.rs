@@ -264,11 +264,7 @@ impl Server {
 
     /// Removes a tool while the server runs; returns whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
-        let removed = self.inner.offers.tools.remove(name);
-        if removed {
-            self.list_changed(ListKind::Tools);
-        }
-        removed
+        self.changed_if(ListKind::Tools, self.inner.offers.tools.remove(name))
     }
 
     /// Adds (or replaces) a static resource while the server runs.
@@ -288,11 +284,10 @@ impl Server {
 
     /// Removes a static resource while the server runs; returns whether it existed.
     pub fn remove_resource(&self, uri: &str) -> bool {
-        let removed = self.inner.offers.resources.remove_resource(uri);
-        if removed {
-            self.list_changed(ListKind::Resources);
-        }
-        removed
+        self.changed_if(
+            ListKind::Resources,
+            self.inner.offers.resources.remove_resource(uri),
+        )
     }
 
     /// Adds a resource template while the server runs (replacing one with the same text).
@@ -317,11 +312,10 @@ impl Server {
 
     /// Removes a resource template (by its template text); returns whether it existed.
     pub fn remove_resource_template(&self, uri_template: &str) -> bool {
-        let removed = self.inner.offers.resources.remove_template(uri_template);
-        if removed {
-            self.list_changed(ListKind::Resources);
-        }
-        removed
+        self.changed_if(
+            ListKind::Resources,
+            self.inner.offers.resources.remove_template(uri_template),
+        )
     }
 
     /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`).
@@ -349,11 +343,7 @@ impl Server {
 
     /// Removes a prompt while the server runs; returns whether it existed.
     pub fn remove_prompt(&self, name: &str) -> bool {
-        let removed = self.inner.offers.prompts.remove(name);
-        if removed {
-            self.list_changed(ListKind::Prompts);
-        }
-        removed
+        self.changed_if(ListKind::Prompts, self.inner.offers.prompts.remove(name))
     }
 
     // ---- sessions ----
@@ -365,6 +355,14 @@ impl Server {
                 .is_some_and(|s| !s.peer().is_some_and(|p| p.is_closed()))
         });
         sessions.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    /// Tells clients that `kind` changed when `changed`; returns `changed`.
+    fn changed_if(&self, kind: ListKind, changed: bool) -> bool {
+        if changed {
+            self.list_changed(kind);
+        }
+        changed
     }
 
     fn list_changed(&self, kind: ListKind) {
