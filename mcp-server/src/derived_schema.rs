@@ -13,19 +13,10 @@ const RUST_NUMBER_FORMATS: [&str; 12] = [
     "float", "double",
 ];
 
-/// The schema of `T` as a tool's input schema, or `None` when `T` is not a JSON object (such
-/// as `serde_json::Value`, whose schema accepts anything): the tool then keeps
-/// `{"type":"object"}`.
-pub(crate) fn input_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
-    object_schema::<T>()
-}
-
-/// The schema of `T` as a tool's output schema, when `T` serializes to a JSON object.
-pub(crate) fn output_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
-    object_schema::<T>()
-}
-
-fn object_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
+/// The schema of `T` as a tool's input or output schema, or `None` when `T` is not a JSON
+/// object (such as `serde_json::Value`, whose schema accepts anything): an input schema then
+/// stays `{"type":"object"}`, and there is no output schema.
+pub(crate) fn object_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
     let mut settings = SchemaSettings::draft2020_12();
     settings.meta_schema = None;
     settings.inline_subschemas = true;
@@ -88,7 +79,7 @@ mod tests {
 
     #[test]
     fn plain_object_schemas_with_descriptions() {
-        let schema = Value::Object(input_schema::<Forecast>().unwrap());
+        let schema = Value::Object(object_schema::<Forecast>().unwrap());
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["description"], "Where and how long.");
         assert_eq!(
@@ -116,8 +107,8 @@ mod tests {
 
     #[test]
     fn non_objects_have_no_derived_schema() {
-        assert_eq!(input_schema::<Value>(), None);
-        assert_eq!(output_schema::<Vec<String>>(), None);
-        assert_eq!(input_schema::<i64>(), None);
+        assert_eq!(object_schema::<Value>(), None);
+        assert_eq!(object_schema::<Vec<String>>(), None);
+        assert_eq!(object_schema::<i64>(), None);
     }
 }

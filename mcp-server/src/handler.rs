@@ -139,7 +139,7 @@ impl<S, T: ToolArguments> FromCall<S, RawValue> for T {
     fn input_schema() -> Option<JsonObject> {
         #[cfg(feature = "schemars")]
         {
-            crate::derived_schema::input_schema::<T>()
+            crate::derived_schema::object_schema::<T>()
         }
         #[cfg(not(feature = "schemars"))]
         {

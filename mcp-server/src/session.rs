@@ -254,6 +254,7 @@ impl Session {
         let state = RequestState::new(negotiated, self.state.log_level.clone());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
+            // Answered before the lifecycle gate above; here only for exhaustiveness.
             Method::Ping | Method::Initialize => Ok(jsonrpc::empty_object()),
             Method::CallTool => offers.tools.call(params, ctx(), version).await,
             Method::ListTools => offers.tools.list(params, page_size),

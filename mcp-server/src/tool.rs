@@ -105,7 +105,7 @@ impl Tool {
     /// would derive it.
     #[cfg(feature = "schemars")]
     pub fn input_schema_for<T: schemars::JsonSchema>(self) -> Self {
-        let schema = crate::derived_schema::input_schema::<T>().unwrap_or_default();
+        let schema = crate::derived_schema::object_schema::<T>().unwrap_or_default();
         self.input_schema(Value::Object(schema))
     }
 
@@ -113,7 +113,7 @@ impl Tool {
     /// `Json<T>` would derive it.
     #[cfg(feature = "schemars")]
     pub fn output_schema_for<T: schemars::JsonSchema>(self) -> Self {
-        match crate::derived_schema::output_schema::<T>() {
+        match crate::derived_schema::object_schema::<T>() {
             Some(schema) => self.output_schema(Value::Object(schema)),
             None => self,
         }
@@ -402,7 +402,7 @@ impl<T: StructuredContent> IntoToolResult for Json<T> {
     fn output_schema() -> Option<JsonObject> {
         #[cfg(feature = "schemars")]
         {
-            crate::derived_schema::output_schema::<T>()
+            crate::derived_schema::object_schema::<T>()
         }
         #[cfg(not(feature = "schemars"))]
         {

@@ -1,5 +1,7 @@
 //! The weather server's tools, resources, prompt and completions, on mcp-server's public API.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -93,7 +95,7 @@ fn millis(name: &str, value: f64, range: &std::ops::RangeInclusive<u64>) -> Resu
     }
 }
 
-#[derive(Deserialize, Default, JsonSchema)]
+#[derive(Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 struct ListArgs {
     /// Part of a city or country name
@@ -203,12 +205,14 @@ fn observation_text(city: &City, o: &Observation) -> String {
     text
 }
 
-fn annotations(provider: &Provider) -> ToolAnnotations {
+/// The hints every weather tool shares: read-only, idempotent, and open-world when it may go
+/// to the network.
+fn annotations(open_world: bool) -> ToolAnnotations {
     ToolAnnotations {
         read_only_hint: Some(true),
         idempotent_hint: Some(true),
         destructive_hint: Some(false),
-        open_world_hint: Some(provider.is_networked()),
+        open_world_hint: Some(open_world),
         ..Default::default()
     }
 }
@@ -256,7 +260,7 @@ pub fn complete_city_slug(prefix: &str) -> Vec<String> {
 type ToolResult<T> = Result<Structured<T>, ToolError>;
 
 async fn get_weather(
-    State(provider): State<Provider>,
+    State(provider): State<Arc<Provider>>,
     args: CityArgs,
     ctx: Context,
 ) -> ToolResult<CurrentWeather> {
@@ -309,7 +313,7 @@ async fn report_day(ctx: &Context, done: usize, total: usize, day: &DailyForecas
 }
 
 async fn get_forecast(
-    State(provider): State<Provider>,
+    State(provider): State<Arc<Provider>>,
     args: ForecastArgs,
     ctx: Context,
 ) -> ToolResult<Forecast> {
@@ -420,7 +424,7 @@ async fn watch_city(
 }
 
 async fn watch_weather(
-    State(provider): State<Provider>,
+    State(provider): State<Arc<Provider>>,
     args: WatchArgs,
     ctx: Context,
 ) -> ToolResult<Report> {
@@ -515,18 +519,10 @@ pub fn current_uri(city: &City) -> String {
     format!("weather://current/{}", cities::slug(city.name))
 }
 
-/// The tool hints every weather tool shares.
-fn annotations_for(provider: &Provider, open_world: bool) -> ToolAnnotations {
-    ToolAnnotations {
-        open_world_hint: Some(open_world),
-        ..annotations(provider)
-    }
-}
-
 /// Reads `weather://current/{city}`: the city's current conditions as JSON.
 async fn read_current(
     req: ResourceRequest,
-    State(provider): State<Provider>,
+    State(provider): State<Arc<Provider>>,
 ) -> Result<ReadResourceResult, ServerError> {
     let name = req.var("city").unwrap_or_default().replace('-', " ");
     // No "did you mean" search for a URI: not found is the whole answer.
@@ -543,7 +539,7 @@ async fn read_current(
 /// The `weather_report` prompt: asks for a report in the given style, with the data embedded.
 async fn weather_report(
     args: PromptArguments,
-    State(provider): State<Provider>,
+    State(provider): State<Arc<Provider>>,
 ) -> Result<GetPromptResult, ServerError> {
     let name = args.get("city").cloned().unwrap_or_default();
     let city = city_named(&name).map_err(ServerError::InvalidParams)?;
@@ -567,14 +563,15 @@ progress notification per sample when the call carries a progress token; cancel 
 
 /// The weather server, answering from `provider`.
 pub fn build(provider: Provider) -> Server {
-    let weather_hints = annotations_for(&provider, provider.is_networked());
+    let weather_hints = annotations(provider.is_networked());
     Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
         .title("Weather")
         .description("Current weather and forecasts for world cities")
         .instructions(INSTRUCTIONS)
         // Each call's info entry goes only to clients that ask for it with logging/setLevel.
         .default_log_level(LoggingLevel::Warning)
-        .state(provider.clone())
+        // Cloned into every call: an Arc, so a clone is a count, whatever the provider holds.
+        .state(Arc::new(provider))
         .tool(
             Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
                 .title("Current weather")
@@ -596,7 +593,7 @@ pub fn build(provider: Provider) -> Server {
         .tool(
             Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")
                 .title("Known cities")
-                .annotations(annotations_for(&provider, false)),
+                .annotations(annotations(false)),
             list_cities,
         )
         .resource(
