@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the real peers the interop tests talk to, into target/interop (idempotent):
 #   - npm: the official TypeScript SDK, server-everything and server-filesystem;
-#   - PyPI: the official Python SDK (`mcp`), in a virtualenv.
+#   - npm: the TypeScript SDK v2 (`@modelcontextprotocol/client` / `server`, the 2026-07-28 era);
+#   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
+#     cannot share one).
 # Prints the environment variables the tests read, as `export` lines.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -17,5 +19,11 @@ if [ ! -x "$dir/venv/bin/python" ] || ! cmp -s "$root/interop/requirements.txt" 
   "$dir/venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements.txt" >&2
   cp "$root/interop/requirements.txt" "$dir/venv/requirements.txt"
 fi
+if [ ! -x "$dir/venv2/bin/python" ] || ! cmp -s "$root/interop/requirements-v2.txt" "$dir/venv2/requirements.txt"; then
+  python3 -m venv "$dir/venv2"
+  "$dir/venv2/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements-v2.txt" >&2
+  cp "$root/interop/requirements-v2.txt" "$dir/venv2/requirements.txt"
+fi
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
+echo "export MCP_INTEROP_PYTHON2=$dir/venv2/bin/python"
