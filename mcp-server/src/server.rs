@@ -157,11 +157,7 @@ impl Server {
         addr: A,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
-        let server = self.clone();
-        crate::http::bind(addr, config, move |t| {
-            crate::http::serve_session(&server, t)
-        })
-        .await
+        crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
     /// Serves one connection that may start out initialized at `preinitialized` (a stateless

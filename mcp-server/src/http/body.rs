@@ -132,7 +132,9 @@ impl Drop for SseBody {
     fn drop(&mut self) {
         let finished = self.stream.disconnect(self.generation, self.cursor);
         match self.session.kind() {
-            SessionKind::Legacy | SessionKind::Stateless => self.session.close(),
+            SessionKind::Legacy | SessionKind::Stateless | SessionKind::Modern => {
+                self.session.close()
+            }
             SessionKind::Streamable if finished => self.session.forget_stream(self.stream.id()),
             SessionKind::Streamable => {}
         }
@@ -187,8 +189,14 @@ pub(crate) fn sse_response(
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Reverse proxies (nginx) must pass events on at once, not buffer them.
+    headers.insert(X_ACCEL_BUFFERING.clone(), HeaderValue::from_static("no"));
     response
 }
+
+/// `X-Accel-Buffering`.
+static X_ACCEL_BUFFERING: hyper::header::HeaderName =
+    hyper::header::HeaderName::from_static("x-accel-buffering");
 
 /// A response with a status and no body.
 pub(crate) fn status(status: StatusCode) -> Response<ResponseBody> {

@@ -29,6 +29,8 @@
 
 mod body;
 mod legacy_sse;
+mod mirrored_headers;
+mod modern;
 mod security;
 mod session;
 mod streamable;
@@ -50,6 +52,8 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 pub use body::ResponseBody;
+pub(crate) use mirrored_headers::tool_header_params;
+pub use mirrored_headers::ToolHeaderParam;
 pub use security::{AuthConfig, AuthError, TokenValidator, PROTECTED_RESOURCE_PATH};
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
@@ -179,6 +183,26 @@ impl Default for HttpConfig {
 pub trait SessionFactory: Send + Sync + 'static {
     /// Starts serving `transport`; must not block.
     fn start(&self, transport: HttpSessionTransport) -> Box<dyn Any + Send + Sync>;
+
+    /// The `x-mcp-header` parameters of tool `tool`, whose `Mcp-Param-*` headers a 2026-07-28
+    /// `tools/call` must send matching its arguments; none by default.
+    fn tool_header_params(&self, _tool: &str) -> Vec<ToolHeaderParam> {
+        Vec::new()
+    }
+}
+
+/// The session factory of a [`Server`](crate::Server): each session served by
+/// [`serve_session`], and tools' header parameters read from the server's tools.
+pub(crate) struct ServerSessions(pub(crate) crate::Server);
+
+impl SessionFactory for ServerSessions {
+    fn start(&self, transport: HttpSessionTransport) -> Box<dyn Any + Send + Sync> {
+        Box::new(serve_session(&self.0, transport))
+    }
+
+    fn tool_header_params(&self, tool: &str) -> Vec<ToolHeaderParam> {
+        self.0.offers().tools.header_params(tool)
+    }
 }
 
 impl<F, R> SessionFactory for F

@@ -12,7 +12,7 @@ use mcp_proto::version::ProtocolVersion;
 
 use super::body::{self, read_body, Refusal, ResponseBody, SseStart};
 use super::session::{self, CreateError, PushError, Reply, Session, SessionKind, Stream};
-use super::{method_not_allowed, App};
+use super::{method_not_allowed, modern, App};
 
 /// `Mcp-Session-Id` (header names are case-insensitive).
 pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -23,6 +23,10 @@ pub(crate) static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-even
 
 pub(crate) async fn handle(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
     match *req.method() {
+        // 2026-07-28 has no GET stream and no sessions to delete.
+        Method::GET | Method::DELETE if modern::speaks_modern(req.headers()) => {
+            method_not_allowed("POST")
+        }
         Method::POST => post(app, req).await,
         Method::GET => get(app, req),
         Method::DELETE => delete(app, req),
@@ -121,12 +125,23 @@ fn named_session(app: &App, headers: &HeaderMap) -> Result<Option<Arc<Session>>,
 }
 
 /// What a POST body holds, as far as routing needs to know.
-struct Shape {
+pub(crate) struct Shape {
     /// Ids of the requests in it, each answered on this POST, each once: a batch that repeats an
     /// id gets one answer for it and an error for the repeat (from the peer), both in its reply.
     requests: Vec<RequestId>,
     initialize: bool,
     batch: bool,
+}
+
+impl Shape {
+    /// One message: a request with this id, or a notification.
+    pub(crate) fn single(request: Option<RequestId>) -> Self {
+        Shape {
+            requests: request.into_iter().collect(),
+            initialize: false,
+            batch: false,
+        }
+    }
 }
 
 fn shape(frame: &Frame) -> Shape {
@@ -175,6 +190,20 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
+    let limit = app.config.max_body_size;
+    let bytes: Bytes = match read_body(headers, incoming, limit, app.config.body_read_timeout).await
+    {
+        Ok(b) => b,
+        Err(e) => return e.response(limit),
+    };
+    let frame = match jsonrpc::parse(&bytes) {
+        Ok(frame) => frame,
+        Err(e) => return body::message_response(StatusCode::BAD_REQUEST, &e.to_error_response()),
+    };
+    // The era is chosen per request: a 2026-07-28 one is served on its own, whatever the mode.
+    if modern::is_modern(headers, &frame) {
+        return modern::post(app, headers, frame).await;
+    }
     let version = match protocol_version(headers) {
         Ok(v) => v,
         Err(refusal) => return refusal.into(),
@@ -187,18 +216,8 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
             Err(refusal) => return refusal.into(),
         }
     };
-    // Counts as activity for the whole request, so the session cannot expire under it.
+    // Counts as activity for the rest of the request, so the session cannot expire under it.
     let _attached = named.as_ref().map(|s| s.attach());
-    let limit = app.config.max_body_size;
-    let bytes: Bytes = match read_body(headers, incoming, limit, app.config.body_read_timeout).await
-    {
-        Ok(b) => b,
-        Err(e) => return e.response(limit),
-    };
-    let frame = match jsonrpc::parse(&bytes) {
-        Ok(frame) => frame,
-        Err(e) => return body::message_response(StatusCode::BAD_REQUEST, &e.to_error_response()),
-    };
     let shape = shape(&frame);
     if shape.batch {
         if shape.initialize {
@@ -265,7 +284,7 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     };
     let outcome = deliver(app, &session, frame, shape, effective).await;
     // A streaming answer's SSE body ends the session when it is dropped.
-    close.armed &= !outcome.streaming;
+    close.disarm_if(outcome.streaming);
     drop(close);
     if created {
         if let Some(v) = outcome.negotiated {
@@ -286,9 +305,24 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
 }
 
 /// Closes a session when dropped, if armed.
-struct CloseOnDrop<'a> {
+pub(crate) struct CloseOnDrop<'a> {
     session: &'a Session,
     armed: bool,
+}
+
+impl<'a> CloseOnDrop<'a> {
+    /// Closes `session` when dropped.
+    pub(crate) fn new(session: &'a Session) -> Self {
+        CloseOnDrop {
+            session,
+            armed: true,
+        }
+    }
+
+    /// Leaves the session open after all when `keep` (an SSE body closes it instead).
+    pub(crate) fn disarm_if(&mut self, keep: bool) {
+        self.armed &= !keep;
+    }
 }
 
 impl Drop for CloseOnDrop<'_> {
@@ -299,12 +333,15 @@ impl Drop for CloseOnDrop<'_> {
     }
 }
 
-struct Outcome {
-    response: Response<ResponseBody>,
+/// What a POST answers, and what the caller still has to do about its session.
+pub(crate) struct Outcome {
+    pub(crate) response: Response<ResponseBody>,
     /// The response is an SSE stream that still needs the session.
-    streaming: bool,
+    pub(crate) streaming: bool,
     /// The `protocolVersion` of a JSON initialize result.
     negotiated: Option<ProtocolVersion>,
+    /// The JSON-RPC error code of a JSON answer that is one error.
+    pub(crate) error_code: Option<i64>,
 }
 
 impl From<Response<ResponseBody>> for Outcome {
@@ -313,6 +350,7 @@ impl From<Response<ResponseBody>> for Outcome {
             response,
             streaming: false,
             negotiated: None,
+            error_code: None,
         }
     }
 }
@@ -334,7 +372,7 @@ fn negotiated_version(answer: &[u8]) -> Option<ProtocolVersion> {
 }
 
 /// Hands the frame to the session and waits for what the POST answers.
-async fn deliver(
+pub(crate) async fn deliver(
     app: &Arc<App>,
     session: &Arc<Session>,
     frame: Frame,
@@ -387,7 +425,7 @@ async fn deliver(
     };
     waiting.armed = false;
     match reply {
-        Reply::Json(bytes) => {
+        Reply::Json(bytes, error_code) => {
             let negotiated = if shape.initialize {
                 negotiated_version(&bytes)
             } else {
@@ -397,6 +435,7 @@ async fn deliver(
                 response: body::json(StatusCode::OK, bytes),
                 streaming: false,
                 negotiated,
+                error_code,
             }
         }
         Reply::Closed => Response::from(session_not_found()).into(),
@@ -409,6 +448,7 @@ async fn deliver(
                 response: body::sse_response(session, stream.clone(), generation, cursor, start),
                 streaming: true,
                 negotiated: None,
+                error_code: None,
             }
         }
     }
@@ -436,7 +476,13 @@ struct Waiting<'a> {
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        if self.armed {
+        if !self.armed {
+            return;
+        }
+        if self.session.kind() == SessionKind::Modern {
+            // The client of a 2026-07-28 request closed its stream: that cancels the request.
+            self.session.close();
+        } else {
             self.session.unroute(self.routes, Some(self.stream));
         }
     }

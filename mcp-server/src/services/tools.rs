@@ -14,6 +14,7 @@ use super::{list_page, listing, read_table, write_table};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
+use crate::http::{tool_header_params, ToolHeaderParam};
 use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
 
 /// Every tool a server offers, by name.
@@ -78,6 +79,14 @@ impl ToolService {
 
     pub(crate) fn is_empty(&self) -> bool {
         read_table(&self.entries).is_empty()
+    }
+
+    /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
+    /// 2026-07-28 Streamable HTTP transport checks against `Mcp-Param-*` headers.
+    pub(crate) fn header_params(&self, name: &str) -> Vec<ToolHeaderParam> {
+        read_table(&self.entries)
+            .get(name)
+            .map_or_else(Vec::new, |e| tool_header_params(&e.tool.input_schema))
     }
 
     /// `tools/list`, in registration order.

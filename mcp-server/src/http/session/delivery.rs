@@ -21,12 +21,24 @@ impl Session {
         // The ids this message answers: one for a single answer, several for a batch.
         let mut single: Option<RequestId> = None;
         let mut many: Vec<RequestId> = Vec::new();
+        let mut error_code = None;
         let is_answer = match &out.body {
             Outbound::Single(m) => {
+                if self.kind == SessionKind::Modern && matches!(m, Message::Request(_)) {
+                    // 2026-07-28: a server never sends a JSON-RPC request to the client.
+                    tracing::warn!(
+                        "dropped a request to a 2026-07-28 client: {}",
+                        m.method().unwrap_or_default()
+                    );
+                    return;
+                }
                 m.write_json(&mut json);
                 match m {
                     Message::Response(r) => single = Some(r.id.clone()),
-                    Message::Error(e) => single = e.id.clone(),
+                    Message::Error(e) => {
+                        single = e.id.clone();
+                        error_code = Some(e.error.code);
+                    }
                     _ => {}
                 }
                 matches!(m, Message::Response(_) | Message::Error(_))
@@ -83,7 +95,7 @@ impl Session {
                 tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
                 return;
             };
-            let became_sse = stream.push_answer(json, answered);
+            let became_sse = stream.push_answer(json, answered, error_code);
             if became_sse {
                 self.retain(&mut state, &stream);
             }

@@ -17,8 +17,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use mcp_proto::jsonrpc::{Incoming, Message, Request, RequestId};
+use mcp_proto::jsonrpc::{Incoming, Message, Notification, Request, RequestId};
 use mcp_proto::peer::{PeerHandle, Received};
+use mcp_proto::schema::{Cancelled, CancelledParams, NotificationType};
 use mcp_proto::sync::lock;
 use mcp_proto::version::ProtocolVersion;
 
@@ -42,6 +43,9 @@ pub(crate) enum SessionKind {
     Streamable,
     /// Streamable HTTP in stateless mode: one POST, one short-lived session.
     Stateless,
+    /// One 2026-07-28 POST: stateless, its SSE events carry no ids, and closing its response
+    /// stream cancels its request.
+    Modern,
     /// The 2024-11-05 HTTP+SSE transport: every message travels on the GET stream.
     Legacy,
 }
@@ -239,7 +243,12 @@ impl Session {
             state.next_stream += 1;
             state.next_stream
         };
-        Arc::new(Stream::new(id, pending, self.replay, Mode::Undecided))
+        let stream = Stream::new(id, pending, self.replay, Mode::Undecided);
+        Arc::new(if self.kind == SessionKind::Modern {
+            stream.without_event_ids()
+        } else {
+            stream
+        })
     }
 
     /// The standalone stream (created on first use), for the GET stream or the legacy stream.
@@ -303,8 +312,13 @@ impl Session {
         }
     }
 
-    /// Ends the session: the peer sees end of input; every stream ends.
+    /// Ends the session: the peer sees end of input; every stream ends. A 2026-07-28 request
+    /// still unanswered is cancelled (its client closed the response stream), so its handler
+    /// stops at once and nothing more is sent for it.
     pub(crate) fn close(&self) {
+        if self.kind == SessionKind::Modern {
+            self.cancel_unanswered();
+        }
         self.closed.store(true, Ordering::Release);
         self.inbox.close();
         self.close_streams();
@@ -315,6 +329,28 @@ impl Session {
         let stream = lock(&self.state).streams.get(&STANDALONE).cloned();
         if let Some(stream) = stream {
             stream.finish();
+        }
+    }
+
+    /// Queues `notifications/cancelled` for every request still routed, ahead of the end of
+    /// input, so the peer cancels their handlers instead of waiting out its grace period.
+    fn cancel_unanswered(&self) {
+        let unanswered: Vec<RequestId> = lock(&self.state).routes.keys().cloned().collect();
+        for id in unanswered {
+            let params = CancelledParams {
+                request_id: Some(id),
+                reason: Some("the client closed the response stream".into()),
+                meta: None,
+                extra: Default::default(),
+            };
+            match Notification::new(Cancelled::METHOD, &params) {
+                Ok(n) => {
+                    let _ = self
+                        .inbox
+                        .push(Ok(Incoming::Single(Message::Notification(n))));
+                }
+                Err(e) => tracing::error!("cannot encode a cancellation: {e}"),
+            }
         }
     }
 

@@ -14,16 +14,17 @@ use mcp_proto::sync::lock;
 pub(super) enum Mode {
     /// Nothing sent yet.
     Undecided,
-    /// The final answer came first: a plain JSON body (taken once).
-    Json(Option<Bytes>),
+    /// The final answer came first: a plain JSON body (taken once) and its error code, if it
+    /// is an error.
+    Json(Option<Bytes>, Option<i64>),
     /// Events went out first: an SSE stream.
     Sse,
 }
 
 /// What the first message of a POST made of its reply.
 pub(crate) enum Reply {
-    /// The answer, as a JSON body.
-    Json(Bytes),
+    /// The answer, as a JSON body, with its JSON-RPC error code when it is an error.
+    Json(Bytes, Option<i64>),
     /// Notifications or requests came first: the reply is an SSE stream.
     Sse,
     /// The session ended before any answer.
@@ -48,6 +49,8 @@ struct StreamInner {
     /// Answers still due on this stream.
     pending: usize,
     batch: bool,
+    /// Events carry ids (`<stream>-<seq>`) a client can resume after; 2026-07-28 streams have none.
+    event_ids: bool,
     /// No more events will come.
     done: bool,
     /// The generation of the connection currently reading, if any.
@@ -78,6 +81,7 @@ impl Stream {
                 cap,
                 pending,
                 batch: false,
+                event_ids: true,
                 done: false,
                 live: None,
                 generation: 0,
@@ -89,6 +93,12 @@ impl Stream {
     /// The stream's id within its session.
     pub(crate) fn id(&self) -> u64 {
         self.id
+    }
+
+    /// Sends the stream's events without ids (no resumption).
+    pub(super) fn without_event_ids(self) -> Self {
+        lock(&self.inner).event_ids = false;
+        self
     }
 
     /// Marks the stream as answering a JSON-RPC batch.
@@ -113,14 +123,19 @@ impl Stream {
         }
     }
 
-    /// Records the final answer of `answered` requests (usize::MAX: all). Returns true when
-    /// this turned the stream into SSE.
-    pub(super) fn push_answer(&self, json: Vec<u8>, answered: usize) -> bool {
+    /// Records the final answer of `answered` requests (usize::MAX: all), with its error code
+    /// when it is a single error. Returns true when this turned the stream into SSE.
+    pub(super) fn push_answer(
+        &self,
+        json: Vec<u8>,
+        answered: usize,
+        error_code: Option<i64>,
+    ) -> bool {
         let mut inner = lock(&self.inner);
         inner.pending = inner.pending.saturating_sub(answered);
         let done = inner.pending == 0;
         if done && matches!(inner.mode, Mode::Undecided) {
-            inner.mode = Mode::Json(Some(Bytes::from(json)));
+            inner.mode = Mode::Json(Some(Bytes::from(json)), error_code);
             inner.done = true;
             if let Some(waker) = inner.waker.take() {
                 waker.wake();
@@ -163,7 +178,7 @@ impl Stream {
         inner.next_seq += 1;
         let data = String::from_utf8_lossy(json);
         let mut buf = BytesMut::with_capacity(json.len() + 48);
-        let id = with_id.then(|| event_id(stream, seq));
+        let id = (with_id && inner.event_ids).then(|| event_id(stream, seq));
         // Our ids and event names never hold line breaks, so writing cannot fail.
         let _ = sse::write_event(&mut buf, event, id.as_deref(), &data);
         inner.events.push_back((seq, buf.freeze()));
@@ -189,7 +204,10 @@ impl Stream {
             let mut inner = lock(&self.inner);
             let done = inner.done;
             match &mut inner.mode {
-                Mode::Json(body) => Poll::Ready(body.take().map_or(Reply::Closed, Reply::Json)),
+                Mode::Json(body, code) => {
+                    let code = *code;
+                    Poll::Ready(body.take().map_or(Reply::Closed, |b| Reply::Json(b, code)))
+                }
                 Mode::Sse => Poll::Ready(Reply::Sse),
                 Mode::Undecided if done => Poll::Ready(Reply::Closed),
                 Mode::Undecided => {
@@ -331,7 +349,10 @@ mod tests {
     #[test]
     fn answer_first_is_json() {
         let stream = Stream::new(1, 1, 8, Mode::Undecided);
-        assert!(!stream.push_answer(b"{}".to_vec(), 1));
-        assert!(matches!(lock(&stream.inner).mode, Mode::Json(Some(_))));
+        assert!(!stream.push_answer(b"{}".to_vec(), 1, None));
+        assert!(matches!(
+            lock(&stream.inner).mode,
+            Mode::Json(Some(_), None)
+        ));
     }
 }
