@@ -1,5 +1,6 @@
-//! Measurements of a Streamable HTTP server: C keep-alive connections, each its own MCP session,
-//! each making sequential calls, started together after their warm-up.
+//! Measurements of a Streamable HTTP server: C keep-alive connections, each its own MCP session
+//! (or, with `--era modern`, no session: stateless 2026-07-28 POSTs), each making sequential
+//! calls, started together after their warm-up.
 
 use crate::line::Line;
 use crate::procfs::{self, CpuWindow};
@@ -61,18 +62,21 @@ struct Session {
     stream: Option<BufReader<TcpStream>>,
     session_id: Option<String>,
     protocol_version: Option<String>,
+    /// 2026-07-28: every POST is a `tools/call` with its mirrored headers.
+    modern: bool,
     connects: u64,
     request: Vec<u8>,
     line: Vec<u8>,
 }
 
 impl Session {
-    fn new(endpoint: Rc<Endpoint>) -> Self {
+    fn new(endpoint: Rc<Endpoint>, modern: bool) -> Self {
         Session {
             endpoint,
             stream: None,
             session_id: None,
             protocol_version: None,
+            modern,
             connects: 0,
             request: Vec::with_capacity(512),
             line: Vec::with_capacity(256),
@@ -109,6 +113,14 @@ impl Session {
         }
         if let Some(version) = &self.protocol_version {
             write!(request, "MCP-Protocol-Version: {version}\r\n").expect("writing to a Vec");
+        }
+        if self.modern {
+            write!(
+                request,
+                "MCP-Protocol-Version: {}\r\nMcp-Method: tools/call\r\nMcp-Name: get_weather\r\n",
+                protocol::MODERN
+            )
+            .expect("writing to a Vec");
         }
         request.extend_from_slice(b"\r\n");
         request.extend_from_slice(body);
@@ -297,6 +309,7 @@ fn response_in_events(body: &[u8]) -> Result<Value, String> {
 /// What the workers of one concurrency level share.
 struct Level {
     endpoint: Rc<Endpoint>,
+    modern: bool,
     ready: Cell<usize>,
     all_ready: Notify,
     go: watch::Receiver<Option<Instant>>,
@@ -305,18 +318,24 @@ struct Level {
 /// One connection of a level: opens its session, warms up, waits for the start, then makes up
 /// to QUOTA calls until the deadline. Returns its latencies and how often it connected.
 async fn worker(level: Rc<Level>, number: usize, quota: usize, warmup: usize) -> (Vec<u64>, u64) {
-    let mut session = Session::new(level.endpoint.clone());
-    session
-        .open()
-        .await
-        .unwrap_or_else(|e| fatal(format!("connection {number}: {e}")));
+    let mut session = Session::new(level.endpoint.clone(), level.modern);
+    let (message, check): (fn(u64) -> Vec<u8>, fn(&Value) -> Result<u64, String>) =
+        if level.modern {
+            (protocol::modern_call, protocol::check_modern_call)
+        } else {
+            session
+                .open()
+                .await
+                .unwrap_or_else(|e| fatal(format!("connection {number}: {e}")));
+            (protocol::call, protocol::check_call)
+        };
     let mut id = 1u64;
     for _ in 0..warmup {
         let answer = session
-            .call(&protocol::call(id))
+            .call(&message(id))
             .await
             .unwrap_or_else(|e| fatal(format!("warm-up: {e}")));
-        protocol::check_call(&answer).unwrap_or_else(|e| fatal(e));
+        check(&answer).unwrap_or_else(|e| fatal(e));
         id += 1;
     }
     level.ready.set(level.ready.get() + 1);
@@ -331,11 +350,11 @@ async fn worker(level: Rc<Level>, number: usize, quota: usize, warmup: usize) ->
     for _ in 0..quota {
         let sent = Instant::now();
         let answer = session
-            .call(&protocol::call(id))
+            .call(&message(id))
             .await
             .unwrap_or_else(|e| fatal(format!("call: {e}")));
         samples.push(sent.elapsed().as_micros() as u64);
-        match protocol::check_call(&answer) {
+        match check(&answer) {
             Ok(got) if got == id => {}
             Ok(got) => fatal(format!("sent id {id}, the answer has id {got}")),
             Err(e) => fatal(e),
@@ -355,6 +374,7 @@ async fn level(o: &Options, endpoint: Rc<Endpoint>, connections: usize) {
     let (start, go) = watch::channel(None);
     let shared = Rc::new(Level {
         endpoint,
+        modern: o.modern,
         ready: Cell::new(0),
         all_ready: Notify::new(),
         go,
@@ -381,6 +401,7 @@ async fn level(o: &Options, endpoint: Rc<Endpoint>, connections: usize) {
     Line::new(&o.label)
         .text("transport", "http")
         .text("metric", &format!("http_c{connections}"))
+        .text("era", if o.modern { "2026-07-28" } else { "legacy" })
         .int("c", connections as u64)
         .int("n", done as u64)
         .int("n_requested", (quota * connections) as u64)

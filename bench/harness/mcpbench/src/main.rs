@@ -18,6 +18,9 @@
 //!     --max-secs S       time cap of each measured loop; the calls made are reported (default 60)
 //!     --hard-timeout S   a phase longer than this prints an error line and exits 3 (default 300)
 //!     --server-pid PID   http: the server whose CPU and peak memory are read from /proc
+//!     --era ERA          http: `legacy` (default: initialize, then calls in the session) or
+//!                        `modern` (2026-07-28: no initialize, every call a stateless POST with
+//!                        `_meta` and the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers)
 //!
 //! Every call is `tools/call get_weather {"city":"shenzhen"}`; an answer with the wrong id, an
 //! error, `isError` or a text without "thunderstorms" ends the run with exit status 2.
@@ -47,6 +50,8 @@ pub struct Options {
     pub max_secs: f64,
     pub hard_timeout: u64,
     pub server_pid: Option<u32>,
+    /// HTTP: send 2026-07-28 stateless calls instead of opening a 2025 session.
+    pub modern: bool,
 }
 
 impl Default for Options {
@@ -64,6 +69,7 @@ impl Default for Options {
             max_secs: 60.0,
             hard_timeout: 300,
             server_pid: None,
+            modern: false,
         }
     }
 }
@@ -139,6 +145,13 @@ fn parse(args: Vec<String>) -> (String, Options, Vec<String>) {
             "--max-secs" => o.max_secs = number(&arg, &value()),
             "--hard-timeout" => o.hard_timeout = number(&arg, &value()),
             "--server-pid" => o.server_pid = Some(number(&arg, &value())),
+            "--era" => {
+                o.modern = match value().as_str() {
+                    "legacy" => false,
+                    "modern" => true,
+                    other => fatal(format!("--era: legacy or modern, not {other:?}")),
+                }
+            }
             _ => rest.push(arg),
         }
     }

@@ -24,6 +24,30 @@ pub fn call(id: u64) -> Vec<u8> {
     out
 }
 
+/// The 2026-07-28 version sent in `_meta` and `MCP-Protocol-Version` by `--era modern`.
+pub const MODERN: &str = "2026-07-28";
+
+/// The same call as a 2026-07-28 request: no session, the era and capabilities in `_meta`.
+pub fn modern_call(id: u64) -> Vec<u8> {
+    use std::io::Write;
+    let mut out = Vec::with_capacity(320);
+    write!(
+        out,
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"shenzhen"}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"mcpbench","version":"0.1.0"}}}}}}}}"#
+    )
+    .expect("writing to a Vec");
+    out
+}
+
+/// Like [`check_call`], and the result must say `"resultType":"complete"`.
+pub fn check_modern_call(answer: &Value) -> Result<u64, String> {
+    let id = check_call(answer)?;
+    match answer["result"].get("resultType").and_then(Value::as_str) {
+        Some("complete") => Ok(id),
+        other => Err(format!("call {id}: resultType {other:?}, not \"complete\"")),
+    }
+}
+
 /// True for a response (an id and no method), false for notifications and server requests.
 pub fn is_response(message: &Value) -> bool {
     message.get("id").is_some() && message.get("method").is_none()

@@ -8,6 +8,10 @@
 //! `initialize` opens a session (a counter as `Mcp-Session-Id`; predictable, for local benchmarks
 //! only), every later POST must name a live one (400 without the header, 404 for an unknown id),
 //! and DELETE ends it. Stateless: no sessions at all. Any other method on /mcp gets 405.
+//! Both modes also answer 2026-07-28 requests (`_meta["io.modelcontextprotocol/protocolVersion"]`
+//! in the params) statelessly, as the least a modern server must do: `MCP-Protocol-Version`,
+//! `Mcp-Method` and `Mcp-Name` must equal the body's (400 with -32020 otherwise), the version must
+//! be 2026-07-28 (400 with -32022), and results carry `resultType` and `serverInfo`.
 //! Connections: hyper-util's automatic HTTP/1.1 (keep-alive) or h2c server, TCP_NODELAY on every
 //! accepted socket, a two-worker tokio runtime.
 
@@ -25,6 +29,8 @@ use std::sync::{Arc, RwLock};
 
 const BODY_LIMIT: usize = 4 * 1024 * 1024;
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
+const MODERN: &str = "2026-07-28";
+const SERVER_INFO: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"raw-hyper-weather","version":"0.1.0"}}"#;
 const TOOLS: &str = r#"{"tools":[{"name":"get_weather","description":"Get the current weather for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}]}"#;
 
 /// The synthetic weather of every comparison server, as whole answers (nothing to escape).
@@ -150,7 +156,9 @@ async fn serve(request: Request<Incoming>, sessions: Arc<Sessions>) -> Result<Re
         return Ok(reply);
     }
     let session = session_header(&request);
-    let body = match Limited::new(request.into_body(), BODY_LIMIT)
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let body = match Limited::new(body, BODY_LIMIT)
         .collect()
         .await
     {
@@ -186,6 +194,10 @@ async fn serve(request: Request<Incoming>, sessions: Arc<Sessions>) -> Result<Re
     let method = message.get("method").and_then(Value::as_str);
     let id = message.get("id");
     let params = &message["params"];
+    let modern = params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str();
+    if let Some(version) = modern {
+        return Ok(serve_modern(&headers, version, method, id, params));
+    }
 
     if let (Some("initialize"), Some(id)) = (method, id) {
         let version = params["protocolVersion"].as_str().unwrap_or("2024-11-05");
@@ -256,6 +268,59 @@ async fn serve(request: Request<Incoming>, sessions: Arc<Sessions>) -> Result<Re
             .done(StatusCode::OK),
         _ => rpc_error(StatusCode::OK, id, -32601, "Method not found"),
     })
+}
+
+/// The value of header NAME as text, if present and visible ASCII.
+fn header<'h>(headers: &'h hyper::HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// A 2026-07-28 request: the mirrored headers checked, then the answer with `resultType`.
+fn serve_modern(
+    headers: &hyper::HeaderMap,
+    version: &str,
+    method: Option<&str>,
+    id: Option<&Value>,
+    params: &Value,
+) -> Reply {
+    let (Some(method), Some(id)) = (method, id) else {
+        return bare(StatusCode::ACCEPTED);
+    };
+    let mismatch = |what: &str| rpc_error(StatusCode::BAD_REQUEST, id, -32020, what);
+    if header(headers, "mcp-protocol-version") != Some(version) {
+        return mismatch("Header mismatch: MCP-Protocol-Version");
+    }
+    if header(headers, "mcp-method") != Some(method) {
+        return mismatch("Header mismatch: Mcp-Method");
+    }
+    if version != MODERN {
+        return rpc_error(StatusCode::BAD_REQUEST, id, -32022, "Unsupported protocol version");
+    }
+    match method {
+        "tools/call" => {
+            let name = params["name"].as_str().unwrap_or_default();
+            if header(headers, "mcp-name") != Some(name) {
+                return mismatch("Header mismatch: Mcp-Name");
+            }
+            if name != "get_weather" {
+                return rpc_error(StatusCode::BAD_REQUEST, id, -32602, "Unknown tool");
+            }
+            let city = params["arguments"]["city"].as_str().unwrap_or_default();
+            let start = Envelope::new(id, 224).raw(
+                r#""result":{"resultType":"complete","content":[{"type":"text","text":"#,
+            );
+            let with_text = match weather(city) {
+                Some(text) => start.raw("\"").raw(text).raw("\""),
+                None => start.string(&format!("{city}: unknown")),
+            };
+            with_text
+                .raw(r#"}],"isError":false,"#)
+                .raw(SERVER_INFO)
+                .raw("}}")
+                .done(StatusCode::OK)
+        }
+        _ => rpc_error(StatusCode::NOT_FOUND, id, -32601, "Method not found"),
+    }
 }
 
 async fn listen(port: u16, sessions: Arc<Sessions>) {
