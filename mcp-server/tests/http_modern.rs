@@ -683,3 +683,216 @@ async fn sessions_of_2025_clients_are_unaffected() {
     assert_eq!(reply.status, 200);
     server.shutdown().await;
 }
+
+// ---- with the real server core --------------------------------------------------------------
+
+/// `execute_sql` mirrors `region` into `Mcp-Param-Region`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SqlArgs {
+    region: String,
+    query: String,
+}
+
+async fn execute_sql(args: SqlArgs) -> String {
+    format!("{} in {}", args.query, args.region)
+}
+
+/// Reports its cancellation on `tx`, then never answers by itself.
+async fn wait_for_cancel(
+    mcp_server::State(tx): mcp_server::State<mpsc::UnboundedSender<String>>,
+    ctx: mcp_server::Context,
+) -> String {
+    ctx.progress(1.0, None, Some("started".into())).await;
+    let token = ctx.cancellation().clone();
+    let id = ctx.request_id().to_string();
+    tokio::spawn(async move {
+        if tokio::time::timeout(WAIT, token.cancelled()).await.is_ok() {
+            let _ = tx.send(id);
+        }
+    });
+    tokio::time::sleep(WAIT).await;
+    "never cancelled".into()
+}
+
+async fn start_server(config: HttpConfig) -> (HttpServer, mpsc::UnboundedReceiver<String>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let server = mcp_server::Server::builder("http-modern", "1.0.0")
+        .state(tx)
+        .tool(
+            mcp_server::Tool::new("execute_sql", "Runs SQL in a region").input_schema(json!({
+                "type": "object",
+                "properties": {
+                    "region": { "type": "string", "x-mcp-header": "Region" },
+                    "query": { "type": "string" }
+                },
+                "required": ["region", "query"]
+            })),
+            execute_sql,
+        )
+        .tool(
+            mcp_server::Tool::new("wait_for_cancel", "Waits to be cancelled"),
+            wait_for_cancel,
+        )
+        .build();
+    let http = server
+        .serve_http("127.0.0.1:0", config)
+        .await
+        .expect("bind");
+    (http, rx)
+}
+
+#[tokio::test]
+async fn the_server_core_answers_modern_posts_in_both_modes() {
+    for config in [HttpConfig::default(), stateless()] {
+        let (server, _) = start_server(config).await;
+        let addr = server.local_addr();
+        let discover = post_modern(
+            addr,
+            "server/discover",
+            &[],
+            &modern(1, "server/discover", json!({})),
+        )
+        .await;
+        assert_eq!(discover.status, 200, "{}", discover.text());
+        assert_eq!(discover.header("mcp-session-id"), None);
+        let result = &discover.json()["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert!(result["supportedVersions"]
+            .as_array()
+            .is_some_and(|v| v.contains(&json!(MODERN))));
+        let list = post_modern(addr, "tools/list", &[], &modern(2, "tools/list", json!({}))).await;
+        assert_eq!(list.status, 200, "{}", list.text());
+        assert_eq!(
+            list.json()["result"]["tools"].as_array().map(Vec::len),
+            Some(2)
+        );
+        let args = json!({ "region": "us-west1", "query": "SELECT 1" });
+        let call = modern(
+            3,
+            "tools/call",
+            json!({ "name": "execute_sql", "arguments": args }),
+        );
+        let reply = post_modern(
+            addr,
+            "tools/call",
+            &[
+                ("Mcp-Name", "execute_sql"),
+                ("Mcp-Param-Region", "us-west1"),
+            ],
+            &call,
+        )
+        .await;
+        assert_eq!(reply.status, 200, "{}", reply.text());
+        let result = &reply.json()["result"];
+        assert_eq!(result["resultType"], "complete");
+        assert_eq!(result["content"][0]["text"], "SELECT 1 in us-west1");
+        assert!(
+            result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
+            "{result}"
+        );
+        // The tool's x-mcp-header parameter, read from its input schema.
+        for headers in [
+            vec![("Mcp-Name", "execute_sql")],
+            vec![
+                ("Mcp-Name", "execute_sql"),
+                ("Mcp-Param-Region", "eu-north1"),
+            ],
+        ] {
+            let reply = post_modern(addr, "tools/call", &headers, &call).await;
+            assert_eq!(reply.status, 400, "{headers:?}: {}", reply.text());
+            assert_eq!(error_code(&reply), error_codes::HEADER_MISMATCH);
+        }
+        assert_eq!(server.session_count(), 0);
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn the_server_cores_errors_get_their_statuses() {
+    let (server, _) = start_server(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    // Removed in 2026-07-28, and unknown: 404 with -32601.
+    for method in ["ping", "no/such/method"] {
+        let reply = post_modern(addr, method, &[], &modern(1, method, json!({}))).await;
+        assert_eq!(reply.status, 404, "{method}: {}", reply.text());
+        assert_eq!(error_code(&reply), error_codes::METHOD_NOT_FOUND);
+    }
+    // Missing clientCapabilities: 400 with -32602.
+    let mut body = modern(2, "tools/list", json!({}));
+    body["params"]["_meta"]
+        .as_object_mut()
+        .map(|m| m.remove("io.modelcontextprotocol/clientCapabilities"));
+    let reply = post_modern(addr, "tools/list", &[], &body).await;
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(error_code(&reply), error_codes::INVALID_PARAMS);
+    // An unsupported version: 400 with -32022 and the supported ones.
+    let mut body = modern(3, "tools/list", json!({}));
+    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let reply = post(
+        addr,
+        &[
+            ("MCP-Protocol-Version", "2099-01-01"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(
+        error_code(&reply),
+        error_codes::UNSUPPORTED_PROTOCOL_VERSION
+    );
+    assert!(reply.json()["error"]["data"]["supported"].is_array());
+    // An unknown tool is bad params.
+    let body = modern(4, "tools/call", json!({ "name": "nope" }));
+    let reply = post_modern(addr, "tools/call", &[("Mcp-Name", "nope")], &body).await;
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_server_core_is_cancelled_when_the_stream_closes() {
+    let (server, mut cancelled) = start_server(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let mut body = modern(21, "tools/call", json!({ "name": "wait_for_cancel" }));
+    body["params"]["_meta"]["progressToken"] = json!("p");
+    let mut headers: Vec<(&str, &str)> = POST_HEADERS.to_vec();
+    headers.extend([
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "wait_for_cancel"),
+    ]);
+    let mut tcp = send_http11(addr, &headers, body.to_string().as_bytes()).await;
+    let seen = read_until(&mut tcp, "notifications/progress").await;
+    assert!(seen.contains("x-accel-buffering: no"), "{seen}");
+    drop(tcp);
+    let which = tokio::time::timeout(Duration::from_secs(3), cancelled.recv())
+        .await
+        .expect("the handler was not cancelled within 3 s")
+        .expect("channel open");
+    assert_eq!(which, "21");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn the_server_keeps_2025_sessions_beside_modern_posts() {
+    let (server, _) = start_server(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let session = open_session(addr, "2025-11-25").await;
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let legacy = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                         "params": { "name": "execute_sql",
+                                     "arguments": { "region": "r", "query": "q" } } });
+    let reply = post(addr, &headers, &legacy).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "q in r");
+    assert!(reply.json()["result"].get("resultType").is_none());
+    // 2025 ping still works in the session; the same method is gone for modern POSTs.
+    let ping = json!({ "jsonrpc": "2.0", "id": 6, "method": "ping" });
+    assert_eq!(post(addr, &headers, &ping).await.status, 200);
+    assert_eq!(server.session_count(), 1);
+    server.shutdown().await;
+}
