@@ -8,6 +8,7 @@
 #   QUICK=1 bench/run.sh            smoke run: tiny N, 1 round
 #   ROUNDS=5 bench/run.sh
 #   ONLY="raw-rust rmcp-stdio_pipes raw-hyper raw-hyper-stateless ours ours-stateless" bench/run.sh
+#   ONLY="raw-hyper-stateless-modern ours-modern" bench/run.sh     2026-07-28 stateless POSTs only
 #   SKIP_BUILD=1 bench/run.sh       build nothing (everything must already be built)
 #
 # Labels for ONLY: the stdio and HTTP rows below; clients need "clients" or "client-LABEL"
@@ -43,7 +44,7 @@ if [[ "${QUICK:-0}" == 1 ]]; then
 fi
 # Ours: the fixed clock makes get_weather("shenzhen") answer "thunderstorms", as the driver checks.
 CLOCK="--clock 2026-08-02T07:00:00Z"
-PORT_OURS=18120; PORT_OURS_STATELESS=18121; PORT_IDLE=18122
+PORT_OURS=18120; PORT_OURS_STATELESS=18121; PORT_IDLE=18122; PORT_OURS_MODERN=18123
 
 # ---- the harness: built and installed under $WORK, sources stay in bench/harness ---------------
 HARNESS_TARGET="$WORK/harness-target"
@@ -173,6 +174,12 @@ HTTP_ROWS=(
   "ours|$HTTP_FAST|$PORT_OURS|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
   "ours-stateless|$HTTP_FAST|$PORT_OURS_STATELESS|$WEATHER $CLOCK --http 127.0.0.1:{PORT} --stateless"
 )
+# HTTP, 2026-07-28: the same servers, driven with stateless modern POSTs (mcpbench --era modern:
+# no initialize, `_meta` and the mirrored headers on every call). Same fields as HTTP_ROWS.
+MODERN_ROWS=(
+  "raw-hyper-stateless-modern|$HTTP_FAST|18112|$RAWHYPER {PORT} stateless"
+  "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
+)
 # clients (each against the raw Rust stdio server): label | command
 CLIENT_ROWS=(
   "rmcp-client|$RMCP/rmcp-client $CLIENT_N -- $RAWRUST"
@@ -195,8 +202,8 @@ measure_stdio() { # ROUND ROW
     || say "stdio $label FAILED (see $OUT/logs/stdio-$label.err)"
 }
 
-measure_http() { # ROUND ROW
-  local round=$1 label n port cmd
+measure_http() { # ROUND ROW [ERA]
+  local round=$1 label n port cmd era=${3:-legacy}
   IFS='|' read -r label n port cmd <<< "$2"
   selected "$label" || return 0
   say "[round $round] http $label"
@@ -208,7 +215,7 @@ measure_http() { # ROUND ROW
     stop_server
     return 0
   fi
-  timeout 400 "$MCPBENCH" http --label "$label" --http-n "$n" -c 1,32 --warmup "$WARMUP" \
+  timeout 400 "$MCPBENCH" http --label "$label" --era "$era" --http-n "$n" -c 1,32 --warmup "$WARMUP" \
       --max-secs "$MAX_SECS" --hard-timeout 300 --server-pid "$SERVER" \
       "http://127.0.0.1:$port/mcp" 2>>"$OUT/logs/http-$label.err" | record "$round" \
     || say "http $label FAILED (see $OUT/logs/http-$label.err)"
@@ -284,6 +291,9 @@ for round in $(seq "$ROUNDS"); do
   done
   for i in "${!HTTP_ROWS[@]}"; do
     measure_http "$round" "${HTTP_ROWS[$(( (i + shift_by) % ${#HTTP_ROWS[@]} ))]}"
+  done
+  for i in "${!MODERN_ROWS[@]}"; do
+    measure_http "$round" "${MODERN_ROWS[$(( (i + shift_by) % ${#MODERN_ROWS[@]} ))]}" modern
   done
   measure_idle "$round"
   for i in "${!CLIENT_ROWS[@]}"; do

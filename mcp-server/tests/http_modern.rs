@@ -896,3 +896,96 @@ async fn the_server_keeps_2025_sessions_beside_modern_posts() {
     assert_eq!(server.session_count(), 1);
     server.shutdown().await;
 }
+
+/// Reads one HTTP/1.1 response off a kept-alive connection: its head, then its body by
+/// Content-Length or by chunks.
+async fn read_response(tcp: &mut tokio::net::TcpStream, pending: &mut Vec<u8>) -> (String, String) {
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = tokio::time::timeout(WAIT, tcp.read(&mut chunk))
+            .await
+            .expect("read timeout")
+            .expect("read");
+        assert!(n > 0, "closed early");
+        pending.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&pending[..head_end]).to_lowercase();
+    pending.drain(..head_end + 4);
+    let length = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let done = |buf: &[u8]| match length {
+        Some(n) => buf.len() >= n,
+        None => buf.windows(5).any(|w| w == b"0\r\n\r\n"),
+    };
+    while !done(pending) {
+        let n = tokio::time::timeout(WAIT, tcp.read(&mut chunk))
+            .await
+            .expect("read timeout")
+            .expect("read");
+        assert!(n > 0, "closed early");
+        pending.extend_from_slice(&chunk[..n]);
+    }
+    let end = match length {
+        Some(n) => n,
+        None => pending
+            .windows(5)
+            .position(|w| w == b"0\r\n\r\n")
+            .map_or(0, |i| i + 5),
+    };
+    let body = String::from_utf8_lossy(&pending[..end]).into_owned();
+    pending.drain(..end);
+    (head, body)
+}
+
+#[tokio::test]
+async fn one_connection_carries_many_modern_posts_with_the_same_id() {
+    let (server, _) = start_modern(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut pending = Vec::new();
+    for round in 0..4 {
+        // The same id every time, JSON and SSE answers alternating.
+        let (tool, body) = if round % 2 == 0 {
+            (
+                "echo",
+                modern(
+                    1,
+                    "tools/call",
+                    json!({ "name": "echo", "arguments": { "text": format!("r{round}") } }),
+                ),
+            )
+        } else {
+            let mut b = modern(1, "tools/call", json!({ "name": "progress" }));
+            b["params"]["_meta"]["progressToken"] = json!(round);
+            ("progress", b)
+        };
+        let body = body.to_string();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nMCP-Protocol-Version: {MODERN}\r\n\
+             Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await.expect("write");
+        tcp.write_all(body.as_bytes()).await.expect("write");
+        let (head, body) = read_response(&mut tcp, &mut pending).await;
+        assert!(head.starts_with("http/1.1 200"), "{head}");
+        assert!(!head.contains("mcp-session-id"), "{head}");
+        if round % 2 == 0 {
+            assert!(body.contains(&format!("\"r{round}\"")), "{body}");
+        } else {
+            assert!(head.contains("text/event-stream"), "{head}");
+            assert!(
+                body.contains("notifications/progress") && body.contains("\"done\""),
+                "{body}"
+            );
+        }
+    }
+    assert_eq!(server.session_count(), 0);
+    server.shutdown().await;
+}

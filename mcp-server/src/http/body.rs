@@ -132,9 +132,11 @@ impl Drop for SseBody {
     fn drop(&mut self) {
         let finished = self.stream.disconnect(self.generation, self.cursor);
         match self.session.kind() {
-            SessionKind::Legacy | SessionKind::Stateless | SessionKind::Modern => {
-                self.session.close()
-            }
+            SessionKind::Legacy | SessionKind::Stateless => self.session.close(),
+            // A stream closed before its answer cancels the request; after it, the connection's
+            // session serves its next POST.
+            SessionKind::Modern if !finished => self.session.close(),
+            SessionKind::Modern => {}
             SessionKind::Streamable if finished => self.session.forget_stream(self.stream.id()),
             SessionKind::Streamable => {}
         }

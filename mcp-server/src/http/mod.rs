@@ -57,6 +57,7 @@ pub use mirrored_headers::ToolHeaderParam;
 pub use security::{AuthConfig, AuthError, TokenValidator, PROTECTED_RESOURCE_PATH};
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
+use modern::ConnectionSession;
 use security::HostGuard;
 use session::{Session, SessionTable};
 
@@ -339,7 +340,11 @@ impl App {
         session.keep(keep);
     }
 
-    async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<ResponseBody> {
+    async fn handle(
+        self: Arc<Self>,
+        req: Request<Incoming>,
+        connection: &ConnectionSession,
+    ) -> Response<ResponseBody> {
         if let Err(refusal) = security::check_host_count(req.version(), req.headers()) {
             return refusal.into();
         }
@@ -376,7 +381,7 @@ impl App {
             }
         }
         match route {
-            Route::Streamable => streamable::handle(&self, req).await,
+            Route::Streamable => streamable::handle(&self, req, connection).await,
             Route::LegacyStream => legacy_sse::open(&self, req),
             Route::LegacyMessages => legacy_sse::post(&self, req).await,
         }
@@ -428,9 +433,12 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
                     tracing::debug!("TCP_NODELAY: {e}");
                 }
                 let app = app.clone();
+                // Ends with the connection (the service owns it), closing its modern session.
+                let connection = Arc::new(ConnectionSession::default());
                 let svc = service_fn(move |req| {
                     let app = app.clone();
-                    async move { Ok::<_, Infallible>(app.handle(req).await) }
+                    let connection = connection.clone();
+                    async move { Ok::<_, Infallible>(app.handle(req, &connection).await) }
                 });
                 let conn = builder.serve_connection(TokioIo::new(tcp), svc);
                 let stop = stop.clone();

@@ -1,9 +1,17 @@
 //! 2026-07-28 POSTs at the Streamable HTTP endpoint, served beside 2025 sessions: a POST whose
 //! request carries `_meta["io.modelcontextprotocol/protocolVersion"]` (or that says
-//! `MCP-Protocol-Version: 2026-07-28`) runs on a session of its own that ends with it. No session
-//! id is minted or echoed; `Mcp-Session-Id` and `Last-Event-ID` are ignored. The mirrored
-//! headers must match the body (400 with -32020 otherwise), and the answer's error code picks
-//! the HTTP status.
+//! `MCP-Protocol-Version: 2026-07-28`) is served statelessly. No session id is minted or echoed;
+//! `Mcp-Session-Id` and `Last-Event-ID` are ignored. The mirrored headers must match the body
+//! (400 with -32020 otherwise), and the answer's error code picks the HTTP status.
+//!
+//! Each HTTP connection serves its modern POSTs on one detached session of its own, made at the
+//! first: HTTP/1.1 answers one request at a time per connection, so their ids cannot collide,
+//! and the core reads everything from each request's `_meta`, nothing from the session. A
+//! client that closes its response stream closes the connection, which cancels the request.
+
+use std::sync::Mutex;
+
+use mcp_proto::sync::lock;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -18,8 +26,38 @@ use serde_json::value::RawValue;
 use super::body::{self, ResponseBody};
 use super::mirrored_headers::{self, Mismatch, MCP_METHOD, MCP_NAME};
 use super::session::{Session, SessionKind};
-use super::streamable::{deliver, CloseOnDrop, Shape, PROTOCOL_VERSION};
+use super::streamable::{deliver, Shape, PROTOCOL_VERSION};
 use super::App;
+
+/// The session that serves one HTTP connection's 2026-07-28 POSTs, made at the first one and
+/// closed with the connection.
+#[derive(Default)]
+pub(crate) struct ConnectionSession(Mutex<Option<Arc<Session>>>);
+
+impl ConnectionSession {
+    /// The connection's open session, started on first use (or anew after a cancellation
+    /// closed the last one).
+    fn get(&self, app: &App) -> Arc<Session> {
+        let mut slot = lock(&self.0);
+        match &*slot {
+            Some(session) if !session.is_closed() => session.clone(),
+            _ => {
+                let session = Session::detached(SessionKind::Modern, app.config.replay_buffer);
+                app.start_session(&session);
+                *slot = Some(session.clone());
+                session
+            }
+        }
+    }
+}
+
+impl Drop for ConnectionSession {
+    fn drop(&mut self) {
+        if let Some(session) = lock(&self.0).take() {
+            session.close();
+        }
+    }
+}
 
 /// True when the client speaks a stateless-era version (2026-07-28 or later) by its
 /// `MCP-Protocol-Version` header.
@@ -126,9 +164,10 @@ fn status_of(error_code: Option<i64>) -> StatusCode {
     }
 }
 
-/// Serves one 2026-07-28 POST (already read and parsed) on a session of its own.
+/// Serves one 2026-07-28 POST (already read and parsed) on its connection's session.
 pub(crate) async fn post(
     app: &Arc<App>,
+    connection: &ConnectionSession,
     headers: &HeaderMap,
     frame: Frame,
 ) -> Response<ResponseBody> {
@@ -161,12 +200,9 @@ pub(crate) async fn post(
             &Message::error(id.cloned(), error),
         );
     }
-    let session = Session::detached(SessionKind::Modern, app.config.replay_buffer);
-    app.start_session(&session);
+    let session = connection.get(app);
     let shape = Shape::single(id.cloned());
-    // The session ends with this POST; closing it early (the client went away) cancels the
-    // request.
-    let mut close = CloseOnDrop::new(&session);
+    // A client that goes away before the answer closes the session, cancelling the request.
     let outcome = deliver(
         app,
         &session,
@@ -175,9 +211,6 @@ pub(crate) async fn post(
         ProtocolVersion::V2026_07_28,
     )
     .await;
-    // A streaming answer's SSE body ends the session when it is dropped.
-    close.disarm_if(outcome.streaming);
-    drop(close);
     let mut response = outcome.response;
     if response.status() == StatusCode::OK {
         *response.status_mut() = status_of(outcome.error_code);

@@ -21,13 +21,17 @@ pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-pr
 /// `Last-Event-ID`.
 pub(crate) static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
-pub(crate) async fn handle(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+pub(crate) async fn handle(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    connection: &modern::ConnectionSession,
+) -> Response<ResponseBody> {
     match *req.method() {
         // 2026-07-28 has no GET stream and no sessions to delete.
         Method::GET | Method::DELETE if modern::speaks_modern(req.headers()) => {
             method_not_allowed("POST")
         }
-        Method::POST => post(app, req).await,
+        Method::POST => post(app, req, connection).await,
         Method::GET => get(app, req),
         Method::DELETE => delete(app, req),
         _ => method_not_allowed(allow(app)),
@@ -173,7 +177,11 @@ fn shape(frame: &Frame) -> Shape {
     shape
 }
 
-async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+async fn post(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    connection: &modern::ConnectionSession,
+) -> Response<ResponseBody> {
     let (parts, incoming) = req.into_parts();
     let headers = &parts.headers;
     if lists_each(headers, &ACCEPT, ["application/json", "text/event-stream"]) != [true, true] {
@@ -202,7 +210,7 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     };
     // The era is chosen per request: a 2026-07-28 one is served on its own, whatever the mode.
     if modern::is_modern(headers, &frame) {
-        return modern::post(app, headers, frame).await;
+        return modern::post(app, connection, headers, frame).await;
     }
     let version = match protocol_version(headers) {
         Ok(v) => v,
@@ -284,7 +292,7 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
     };
     let outcome = deliver(app, &session, frame, shape, effective).await;
     // A streaming answer's SSE body ends the session when it is dropped.
-    close.disarm_if(outcome.streaming);
+    close.armed &= !outcome.streaming;
     drop(close);
     if created {
         if let Some(v) = outcome.negotiated {
@@ -305,24 +313,9 @@ async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> 
 }
 
 /// Closes a session when dropped, if armed.
-pub(crate) struct CloseOnDrop<'a> {
+struct CloseOnDrop<'a> {
     session: &'a Session,
     armed: bool,
-}
-
-impl<'a> CloseOnDrop<'a> {
-    /// Closes `session` when dropped.
-    pub(crate) fn new(session: &'a Session) -> Self {
-        CloseOnDrop {
-            session,
-            armed: true,
-        }
-    }
-
-    /// Leaves the session open after all when `keep` (an SSE body closes it instead).
-    pub(crate) fn disarm_if(&mut self, keep: bool) {
-        self.armed &= !keep;
-    }
 }
 
 impl Drop for CloseOnDrop<'_> {

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -23,6 +23,8 @@ pub(crate) struct ToolService {
     entries: RwLock<HashMap<String, Arc<ToolEntry>>>,
     /// Registration order, which `tools/list` keeps.
     seq: AtomicU64,
+    /// Some tool ever added has `x-mcp-header` parameters (else no call needs a look).
+    annotated: AtomicBool,
 }
 
 /// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
@@ -63,6 +65,9 @@ impl ToolService {
                 tool.name
             );
         }
+        if !tool_header_params(&tool.input_schema).is_empty() {
+            self.annotated.store(true, Ordering::Relaxed);
+        }
         let entry = ToolEntry {
             listing: listing(&tool),
             tool,
@@ -84,6 +89,9 @@ impl ToolService {
     /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
     /// 2026-07-28 Streamable HTTP transport checks against `Mcp-Param-*` headers.
     pub(crate) fn header_params(&self, name: &str) -> Vec<ToolHeaderParam> {
+        if !self.annotated.load(Ordering::Relaxed) {
+            return Vec::new();
+        }
         read_table(&self.entries)
             .get(name)
             .map_or_else(Vec::new, |e| tool_header_params(&e.tool.input_schema))
