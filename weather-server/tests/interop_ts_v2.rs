@@ -51,7 +51,10 @@ async fn drive(node_modules: &Path, args: &[&str]) -> String {
         output.status
     );
     eprintln!("{}", stdout.trim());
-    assert!(stdout.contains("version=2026-07-28"), "{stdout}");
+    assert!(
+        stdout.contains("era=modern version=2026-07-28"),
+        "{stdout}"
+    );
     assert!(stdout.contains("thunderstorms"), "{stdout}");
     stdout
 }

@@ -35,9 +35,10 @@ const client = new Client(
 );
 await client.connect(transport);
 
-check(client.getNegotiatedProtocolVersion() === "2026-07-28",
-  `negotiated ${client.getNegotiatedProtocolVersion()}`);
+const version = client.getNegotiatedProtocolVersion();
+check(version === "2026-07-28", `negotiated ${version}`);
 const era = client.getProtocolEra();
+check(era === "modern", `era ${era}`);
 const server = client.getServerVersion();
 check(server?.name === "weather-server", `server ${JSON.stringify(server)}`);
 
@@ -73,4 +74,4 @@ check(completion.completion.values.includes("friendly"), `completion ${JSON.stri
 
 await client.close();
 clearTimeout(timer);
-console.log(`OK ${mode} ${negotiation} era=${era} version=${client.getNegotiatedProtocolVersion()}: ${text}`);
+console.log(`OK ${mode} ${negotiation} era=${era} version=${version}: ${text}`);
