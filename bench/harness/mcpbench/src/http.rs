@@ -306,6 +306,9 @@ fn response_in_events(body: &[u8]) -> Result<Value, String> {
         .ok_or_else(|| format!("no JSON-RPC response in the event stream: {text}"))
 }
 
+/// Checks an answer to a call and returns its id.
+type Check = fn(&Value) -> Result<u64, String>;
+
 /// What the workers of one concurrency level share.
 struct Level {
     endpoint: Rc<Endpoint>,
@@ -319,16 +322,15 @@ struct Level {
 /// to QUOTA calls until the deadline. Returns its latencies and how often it connected.
 async fn worker(level: Rc<Level>, number: usize, quota: usize, warmup: usize) -> (Vec<u64>, u64) {
     let mut session = Session::new(level.endpoint.clone(), level.modern);
-    let (message, check): (fn(u64) -> Vec<u8>, fn(&Value) -> Result<u64, String>) =
-        if level.modern {
-            (protocol::modern_call, protocol::check_modern_call)
-        } else {
-            session
-                .open()
-                .await
-                .unwrap_or_else(|e| fatal(format!("connection {number}: {e}")));
-            (protocol::call, protocol::check_call)
-        };
+    let (message, check): (fn(u64) -> Vec<u8>, Check) = if level.modern {
+        (protocol::modern_call, protocol::check_modern_call)
+    } else {
+        session
+            .open()
+            .await
+            .unwrap_or_else(|e| fatal(format!("connection {number}: {e}")));
+        (protocol::call, protocol::check_call)
+    };
     let mut id = 1u64;
     for _ in 0..warmup {
         let answer = session

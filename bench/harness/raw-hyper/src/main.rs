@@ -158,10 +158,7 @@ async fn serve(request: Request<Incoming>, sessions: Arc<Sessions>) -> Result<Re
     let session = session_header(&request);
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
-    let body = match Limited::new(body, BODY_LIMIT)
-        .collect()
-        .await
-    {
+    let body = match Limited::new(body, BODY_LIMIT).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
             return Ok(rpc_error(
@@ -294,7 +291,12 @@ fn serve_modern(
         return mismatch("Header mismatch: Mcp-Method");
     }
     if version != MODERN {
-        return rpc_error(StatusCode::BAD_REQUEST, id, -32022, "Unsupported protocol version");
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            -32022,
+            "Unsupported protocol version",
+        );
     }
     match method {
         "tools/call" => {
@@ -306,9 +308,8 @@ fn serve_modern(
                 return rpc_error(StatusCode::BAD_REQUEST, id, -32602, "Unknown tool");
             }
             let city = params["arguments"]["city"].as_str().unwrap_or_default();
-            let start = Envelope::new(id, 224).raw(
-                r#""result":{"resultType":"complete","content":[{"type":"text","text":"#,
-            );
+            let start = Envelope::new(id, 224)
+                .raw(r#""result":{"resultType":"complete","content":[{"type":"text","text":"#);
             let with_text = match weather(city) {
                 Some(text) => start.raw("\"").raw(text).raw("\""),
                 None => start.string(&format!("{city}: unknown")),
