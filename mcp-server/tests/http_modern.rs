@@ -215,6 +215,44 @@ async fn read_until(tcp: &mut tokio::net::TcpStream, needle: &str) -> String {
     String::from_utf8_lossy(&seen).into_owned()
 }
 
+/// The standard POST headers plus the mirrored ones of a 2026-07-28 `tools/call` of `tool`.
+fn call_headers(tool: &str) -> Vec<(&str, &str)> {
+    let mut headers = POST_HEADERS.to_vec();
+    headers.extend([
+        ("MCP-Protocol-Version", MODERN),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", tool),
+    ]);
+    headers
+}
+
+/// Waits (at most 3 s) for the handler of request `id` to report its cancellation.
+async fn assert_cancelled(cancelled: &mut mpsc::UnboundedReceiver<String>, id: &str) {
+    let which = tokio::time::timeout(Duration::from_secs(3), cancelled.recv())
+        .await
+        .expect("the handler was not cancelled within 3 s")
+        .expect("channel open");
+    assert_eq!(which, id);
+}
+
+/// POSTs `method` under version 2099-01-01 (header and `_meta` agree) and checks the answer is
+/// 400 with -32022.
+async fn post_unsupported_version(addr: std::net::SocketAddr, method: &str) -> Reply {
+    let mut body = modern(3, method, json!({}));
+    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let headers = [
+        ("MCP-Protocol-Version", "2099-01-01"),
+        ("Mcp-Method", method),
+    ];
+    let reply = post(addr, &headers, &body).await;
+    assert_eq!(reply.status, 400, "{}", reply.text());
+    assert_eq!(
+        error_code(&reply),
+        error_codes::UNSUPPORTED_PROTOCOL_VERSION
+    );
+    reply
+}
+
 fn error_code(reply: &Reply) -> i64 {
     reply.json()["error"]["code"].as_i64().unwrap_or_else(|| {
         panic!("no error code: {}", reply.text());
@@ -307,22 +345,7 @@ async fn the_version_header_without_meta_is_missing_meta() {
 async fn an_unsupported_version_is_400_with_the_supported_ones() {
     let (server, _) = start_modern(stateless()).await;
     let addr = server.local_addr();
-    let mut body = modern(1, "server/discover", json!({}));
-    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
-    let reply = post(
-        addr,
-        &[
-            ("MCP-Protocol-Version", "2099-01-01"),
-            ("Mcp-Method", "server/discover"),
-        ],
-        &body,
-    )
-    .await;
-    assert_eq!(reply.status, 400, "{}", reply.text());
-    assert_eq!(
-        error_code(&reply),
-        error_codes::UNSUPPORTED_PROTOCOL_VERSION
-    );
+    let reply = post_unsupported_version(addr, "server/discover").await;
     assert_eq!(reply.json()["error"]["data"]["supported"][0], MODERN);
     server.shutdown().await;
 }
@@ -583,22 +606,13 @@ async fn closing_the_response_stream_cancels_the_request() {
         json!({ "name": "wait_for_cancel", "arguments": { "notify_first": true } }),
     );
     body["params"]["_meta"]["progressToken"] = json!(1);
-    let mut headers: Vec<(&str, &str)> = POST_HEADERS.to_vec();
-    headers.extend([
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "wait_for_cancel"),
-    ]);
+    let headers = call_headers("wait_for_cancel");
     let mut tcp = send_http11(addr, &headers, body.to_string().as_bytes()).await;
     let seen = read_until(&mut tcp, "notifications/progress").await;
     assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
     assert!(!seen.contains("\nid:"), "{seen}");
     drop(tcp);
-    let which = tokio::time::timeout(Duration::from_secs(3), cancelled.recv())
-        .await
-        .expect("the handler was not cancelled within 3 s")
-        .expect("channel open");
-    assert_eq!(which, "9");
+    assert_cancelled(&mut cancelled, "9").await;
     server.shutdown().await;
 }
 
@@ -607,20 +621,11 @@ async fn closing_the_connection_before_any_answer_cancels_the_request() {
     let (server, mut cancelled) = start_modern(stateless()).await;
     let addr = server.local_addr();
     let body = modern(11, "tools/call", json!({ "name": "wait_for_cancel" }));
-    let mut headers: Vec<(&str, &str)> = POST_HEADERS.to_vec();
-    headers.extend([
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "wait_for_cancel"),
-    ]);
+    let headers = call_headers("wait_for_cancel");
     let tcp = send_http11(addr, &headers, body.to_string().as_bytes()).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     drop(tcp);
-    let which = tokio::time::timeout(Duration::from_secs(3), cancelled.recv())
-        .await
-        .expect("the handler was not cancelled within 3 s")
-        .expect("channel open");
-    assert_eq!(which, "11");
+    assert_cancelled(&mut cancelled, "11").await;
     server.shutdown().await;
 }
 
@@ -826,22 +831,7 @@ async fn the_server_cores_errors_get_their_statuses() {
     assert_eq!(reply.status, 400, "{}", reply.text());
     assert_eq!(error_code(&reply), error_codes::INVALID_PARAMS);
     // An unsupported version: 400 with -32022 and the supported ones.
-    let mut body = modern(3, "tools/list", json!({}));
-    body["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
-    let reply = post(
-        addr,
-        &[
-            ("MCP-Protocol-Version", "2099-01-01"),
-            ("Mcp-Method", "tools/list"),
-        ],
-        &body,
-    )
-    .await;
-    assert_eq!(reply.status, 400, "{}", reply.text());
-    assert_eq!(
-        error_code(&reply),
-        error_codes::UNSUPPORTED_PROTOCOL_VERSION
-    );
+    let reply = post_unsupported_version(addr, "tools/list").await;
     assert!(reply.json()["error"]["data"]["supported"].is_array());
     // An unknown tool is bad params.
     let body = modern(4, "tools/call", json!({ "name": "nope" }));
@@ -856,21 +846,12 @@ async fn the_server_core_is_cancelled_when_the_stream_closes() {
     let addr = server.local_addr();
     let mut body = modern(21, "tools/call", json!({ "name": "wait_for_cancel" }));
     body["params"]["_meta"]["progressToken"] = json!("p");
-    let mut headers: Vec<(&str, &str)> = POST_HEADERS.to_vec();
-    headers.extend([
-        ("MCP-Protocol-Version", MODERN),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "wait_for_cancel"),
-    ]);
+    let headers = call_headers("wait_for_cancel");
     let mut tcp = send_http11(addr, &headers, body.to_string().as_bytes()).await;
     let seen = read_until(&mut tcp, "notifications/progress").await;
     assert!(seen.contains("x-accel-buffering: no"), "{seen}");
     drop(tcp);
-    let which = tokio::time::timeout(Duration::from_secs(3), cancelled.recv())
-        .await
-        .expect("the handler was not cancelled within 3 s")
-        .expect("channel open");
-    assert_eq!(which, "21");
+    assert_cancelled(&mut cancelled, "21").await;
     server.shutdown().await;
 }
 
@@ -898,48 +879,27 @@ async fn the_server_keeps_2025_sessions_beside_modern_posts() {
 }
 
 /// Reads one HTTP/1.1 response off a kept-alive connection: its head, then its body by
-/// Content-Length or by chunks.
-async fn read_response(tcp: &mut tokio::net::TcpStream, pending: &mut Vec<u8>) -> (String, String) {
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        if let Some(i) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i;
-        }
-        let n = tokio::time::timeout(WAIT, tcp.read(&mut chunk))
-            .await
-            .expect("read timeout")
-            .expect("read");
-        assert!(n > 0, "closed early");
-        pending.extend_from_slice(&chunk[..n]);
-    };
-    let head = String::from_utf8_lossy(&pending[..head_end]).to_lowercase();
-    pending.drain(..head_end + 4);
-    let length = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse::<usize>().ok());
+/// Content-Length or by chunks (the raw chunked text).
+async fn read_response(tcp: &mut tokio::net::TcpStream) -> (u16, Vec<(String, String)>, String) {
+    let (status, headers, mut body) = read_head(tcp).await;
+    let length = headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse::<usize>().ok());
     let done = |buf: &[u8]| match length {
         Some(n) => buf.len() >= n,
-        None => buf.windows(5).any(|w| w == b"0\r\n\r\n"),
+        None => buf.ends_with(b"0\r\n\r\n"),
     };
-    while !done(pending) {
+    let mut chunk = [0u8; 4096];
+    while !done(&body) {
         let n = tokio::time::timeout(WAIT, tcp.read(&mut chunk))
             .await
             .expect("read timeout")
             .expect("read");
         assert!(n > 0, "closed early");
-        pending.extend_from_slice(&chunk[..n]);
+        body.extend_from_slice(&chunk[..n]);
     }
-    let end = match length {
-        Some(n) => n,
-        None => pending
-            .windows(5)
-            .position(|w| w == b"0\r\n\r\n")
-            .map_or(0, |i| i + 5),
-    };
-    let body = String::from_utf8_lossy(&pending[..end]).into_owned();
-    pending.drain(..end);
-    (head, body)
+    (status, headers, String::from_utf8_lossy(&body).into_owned())
 }
 
 #[tokio::test]
@@ -947,7 +907,6 @@ async fn one_connection_carries_many_modern_posts_with_the_same_id() {
     let (server, _) = start_modern(HttpConfig::default()).await;
     let addr = server.local_addr();
     let mut tcp = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let mut pending = Vec::new();
     for round in 0..4 {
         // The same id every time, JSON and SSE answers alternating.
         let (tool, body) = if round % 2 == 0 {
@@ -973,13 +932,19 @@ async fn one_connection_carries_many_modern_posts_with_the_same_id() {
         );
         tcp.write_all(head.as_bytes()).await.expect("write");
         tcp.write_all(body.as_bytes()).await.expect("write");
-        let (head, body) = read_response(&mut tcp, &mut pending).await;
-        assert!(head.starts_with("http/1.1 200"), "{head}");
-        assert!(!head.contains("mcp-session-id"), "{head}");
+        let (status, headers, body) = read_response(&mut tcp).await;
+        assert_eq!(status, 200, "{body}");
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(header("mcp-session-id"), None);
         if round % 2 == 0 {
             assert!(body.contains(&format!("\"r{round}\"")), "{body}");
         } else {
-            assert!(head.contains("text/event-stream"), "{head}");
+            assert_eq!(header("content-type").as_deref(), Some("text/event-stream"));
             assert!(
                 body.contains("notifications/progress") && body.contains("\"done\""),
                 "{body}"
