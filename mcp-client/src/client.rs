@@ -242,7 +242,8 @@ async fn auto(
         return handshake(peer, name, options, handler, offered, false).await;
     }
     let mut asked = remembered.unwrap_or(ProtocolVersion::V2026_07_28);
-    let timeout = clamp_timeout(options.discover_timeout);
+    // The probe is part of connecting: it never waits longer than the handshake would.
+    let timeout = clamp_timeout(options.discover_timeout.min(options.initialize_timeout));
     for _ in 0..2 {
         let error = match discover(peer, name, options, handler, asked, timeout).await {
             Ok(handshake) => return Ok(handshake),
@@ -1065,8 +1066,23 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
             let Some((config, ring)) = &strong.stdio else {
                 return;
             };
-            let opened =
-                open_stdio(config, ring, &strong.name, &strong.options, &strong.handler).await;
+            // The era is known from the last start: no probe, and no second start for it.
+            let options = match strong.options.negotiation {
+                Negotiation::Auto => {
+                    let known = strong
+                        .handshake
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .protocol_version;
+                    let negotiation = match Era::of(known) {
+                        Era::Modern => Negotiation::Pin(known),
+                        Era::Legacy => Negotiation::Legacy,
+                    };
+                    strong.options.clone().with_negotiation(negotiation)
+                }
+                _ => strong.options.clone(),
+            };
+            let opened = open_stdio(config, ring, &strong.name, &options, &strong.handler).await;
             match opened {
                 Ok((session, handshake)) => {
                     peer = session.peer.clone();
