@@ -1,0 +1,358 @@
+//! Our client in the 2026-07-28 era against real peers: the TypeScript SDK v2 server
+//! (`@modelcontextprotocol/server` 2.4.0, `tests/interop/modern_ts_server.cjs`) and the Python
+//! `mcp` 2.3.0 server (`tests/interop/modern_py_server.py`), over stdio and Streamable HTTP.
+//! The TypeScript server refuses `initialize` (stdio `legacy: "reject"`, HTTP
+//! `legacy: "reject"`), so only the modern path can pass against it.
+
+#[path = "interop/http_support.rs"]
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use mcp_client::http::{self, HttpClientConfig};
+use mcp_client::{Client, ClientError, ClientOptions, Era, Negotiation, StdioServerConfig};
+use mcp_proto::schema::{CallToolResult, ElicitResult, ReadResourceResult};
+use mcp_proto::ProtocolVersion;
+use serde_json::json;
+use support::*;
+
+/// Client options whose elicitation handler accepts with `confirm: true`.
+fn options(negotiation: Negotiation) -> ClientOptions {
+    ClientOptions::new()
+        .with_name("modern")
+        .with_negotiation(negotiation)
+        .with_elicitation(|params| async move {
+            assert!(params.message().contains("Really"), "{params:?}");
+            let mut content = serde_json::Map::new();
+            content.insert("confirm".into(), json!(true));
+            Ok(ElicitResult::accept(Some(content)))
+        })
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn resource_text(result: &ReadResourceResult) -> String {
+    serde_json::to_value(result).expect("json")["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The TypeScript fixture on stdio in `mode` (`stdio` or `stdio-modern`).
+fn ts_stdio(modules: &Path, mode: &str) -> StdioServerConfig {
+    let script = script("modern_ts_server.cjs");
+    StdioServerConfig::new("node", [script.to_string_lossy().into_owned(), mode.into()])
+        .with_env("MCP_INTEROP_NODE_MODULES", modules.to_string_lossy())
+}
+
+fn py_stdio(python: &Path) -> StdioServerConfig {
+    let script = script("modern_py_server.py");
+    StdioServerConfig::new(
+        python.to_string_lossy(),
+        [script.to_string_lossy().into_owned(), "stdio".into()],
+    )
+}
+
+/// The whole modern tour: era and version, lists, a call, an elicitation answered through the
+/// `input_required` loop, a prompt and a resource. `server` is the expected server name.
+async fn tour(client: &Client, server: &str) {
+    assert_eq!(client.era(), Era::Modern);
+    assert_eq!(client.protocol_version(), ProtocolVersion::V2026_07_28);
+    assert_eq!(client.server_info().name, server);
+    let handshake = client.handshake();
+    let discover = handshake.discover.as_ref().expect("a discover answer");
+    assert!(discover
+        .supported_versions
+        .iter()
+        .any(|v| v == "2026-07-28"));
+
+    let tools = bounded(10, "tools/list", client.list_tools())
+        .await
+        .expect("tools");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"confirm"),
+        "{names:?}"
+    );
+    let echo = bounded(
+        10,
+        "echo",
+        client.call_tool("echo", json!({"message": "hi"})),
+    )
+    .await
+    .expect("echo");
+    assert_eq!(text(&echo), "echo: hi");
+    let confirmed = bounded(
+        10,
+        "confirm",
+        client.call_tool("confirm", json!({"action": "deploy"})),
+    )
+    .await
+    .expect("confirm through input_required");
+    assert_eq!(text(&confirmed), "deploy: done");
+
+    let prompts = bounded(10, "prompts/list", client.list_prompts())
+        .await
+        .expect("prompts");
+    assert!(prompts.iter().any(|p| p.name == "greet"));
+    let prompt = bounded(10, "greet", client.get_prompt("greet", [("name", "Ada")]))
+        .await
+        .expect("prompt");
+    let prompt = serde_json::to_value(&prompt).expect("json");
+    assert!(
+        prompt["messages"][0]["content"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Hello, Ada!")),
+        "{prompt}"
+    );
+    let resources = bounded(10, "resources/list", client.list_resources())
+        .await
+        .expect("resources");
+    assert!(resources.iter().any(|r| r.uri == "note://hello"));
+    let read = bounded(10, "read", client.read_resource("note://hello"))
+        .await
+        .expect("read");
+    assert!(resource_text(&read).starts_with("hello from"), "{read:?}");
+    // `ping` and `logging/setLevel` do not exist in this era; the client maps them.
+    bounded(10, "ping", client.ping()).await.expect("ping");
+    client
+        .set_logging_level(mcp_proto::schema::LoggingLevel::Info)
+        .await
+        .expect("log level");
+    bounded(
+        10,
+        "echo after setLevel",
+        client.call_tool("echo", json!({"message": "x"})),
+    )
+    .await
+    .expect("echo with a log level");
+}
+
+fn node_modules() -> Option<PathBuf> {
+    interop_var("MCP_INTEROP_NODE_MODULES")
+}
+
+fn python2() -> Option<PathBuf> {
+    interop_var("MCP_INTEROP_PYTHON2")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_stdio_auto_finds_the_modern_era_of_a_server_that_refuses_initialize() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let client = bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(
+            ts_stdio(&modules, "stdio-modern"),
+            options(Negotiation::Auto),
+        ),
+    )
+    .await
+    .expect("auto connects");
+    tour(&client, "ts-modern").await;
+    bounded(10, "close", client.close()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_stdio_pinned_to_2026_07_28() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let pin = Negotiation::Pin(ProtocolVersion::V2026_07_28);
+    let client = bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(ts_stdio(&modules, "stdio"), options(pin)),
+    )
+    .await
+    .expect("pinned connects");
+    tour(&client, "ts-modern").await;
+    bounded(10, "close", client.close()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_stdio_legacy_mode_is_refused_by_a_modern_only_server() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let err = bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(
+            ts_stdio(&modules, "stdio-modern"),
+            options(Negotiation::Legacy),
+        ),
+    )
+    .await
+    .expect_err("initialize is refused");
+    let code = err.rpc_error().map(|e| e.code);
+    assert_eq!(code, Some(-32022), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_stdio_dual_era_server_still_speaks_2025_in_legacy_mode() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let client = bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(ts_stdio(&modules, "stdio"), options(Negotiation::Legacy)),
+    )
+    .await
+    .expect("legacy connects");
+    assert_eq!(client.era(), Era::Legacy);
+    let echo = bounded(
+        10,
+        "echo",
+        client.call_tool("echo", json!({"message": "old"})),
+    )
+    .await
+    .expect("echo");
+    assert_eq!(text(&echo), "echo: old");
+    bounded(10, "close", client.close()).await;
+}
+
+/// The TypeScript fixture over HTTP (modern only).
+async fn ts_http(modules: &Path) -> ServerChild {
+    let node = PathBuf::from("node");
+    let script = script("modern_ts_server.cjs");
+    let script = script.to_string_lossy().into_owned();
+    ServerChild::start(
+        &node,
+        &[&script, "http"],
+        &[("MCP_INTEROP_NODE_MODULES", modules)],
+    )
+    .await
+}
+
+async fn http_client(url: String, negotiation: Negotiation) -> Result<Client, ClientError> {
+    let transport = http::connect_auto(HttpClientConfig::new(url))
+        .await
+        .expect("a valid URL");
+    Client::connect(transport, options(negotiation)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_http_auto_finds_the_modern_era_and_mirrors_x_mcp_header() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let server = ts_http(&modules).await;
+    let client = bounded(
+        30,
+        "connect",
+        http_client(server.url("/mcp"), Negotiation::Auto),
+    )
+    .await
+    .expect("auto connects");
+    tour(&client, "ts-modern").await;
+    // `region` is annotated `x-mcp-header: Region`; the server checks the header.
+    let regional = bounded(
+        10,
+        "regional",
+        client.call_tool("regional", json!({"region": "eu-west", "text": "hi"})),
+    )
+    .await
+    .expect("regional");
+    assert_eq!(text(&regional), "eu-west/hi");
+    let unicode = bounded(
+        10,
+        "regional (base64)",
+        client.call_tool("regional", json!({"region": "Zürich", "text": "grüezi"})),
+    )
+    .await
+    .expect("regional with a non-ASCII header");
+    assert_eq!(text(&unicode), "Zürich/grüezi");
+    bounded(10, "close", client.close()).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_http_pinned_and_legacy_modes() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let server = ts_http(&modules).await;
+    let pin = Negotiation::Pin(ProtocolVersion::V2026_07_28);
+    let client = bounded(30, "connect", http_client(server.url("/mcp"), pin))
+        .await
+        .expect("pinned connects");
+    tour(&client, "ts-modern").await;
+    // A tools/call before any tools/list on a fresh client: the header-mismatch retry lists
+    // the tools and mirrors the header.
+    let fresh = bounded(30, "connect", http_client(server.url("/mcp"), pin))
+        .await
+        .expect("pinned connects");
+    let regional = bounded(
+        10,
+        "regional first",
+        fresh.call_tool("regional", json!({"region": "ap", "text": "x"})),
+    )
+    .await
+    .expect("regional");
+    assert_eq!(text(&regional), "ap/x");
+    let legacy = bounded(
+        30,
+        "connect",
+        http_client(server.url("/mcp"), Negotiation::Legacy),
+    )
+    .await
+    .expect_err("a modern-only server refuses initialize");
+    // The server answers `initialize` with 400 (its -32022 body): a transport failure here.
+    assert!(legacy.to_string().contains("initialize"), "{legacy}");
+    bounded(10, "close", client.close()).await;
+    bounded(10, "close", fresh.close()).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn py_stdio_auto_and_pinned() {
+    let Some(python) = python2() else {
+        return;
+    };
+    for negotiation in [
+        Negotiation::Auto,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = bounded(
+            30,
+            "connect",
+            Client::spawn_stdio(py_stdio(&python), options(negotiation)),
+        )
+        .await
+        .expect("connects");
+        tour(&client, "py-modern").await;
+        bounded(10, "close", client.close()).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn py_http_auto_and_pinned() {
+    let Some(python) = python2() else {
+        return;
+    };
+    let script = script("modern_py_server.py");
+    let script = script.to_string_lossy().into_owned();
+    let server = ServerChild::start(&python, &[&script, "http"], &[]).await;
+    for negotiation in [
+        Negotiation::Auto,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = bounded(30, "connect", http_client(server.url("/mcp"), negotiation))
+            .await
+            .expect("connects");
+        tour(&client, "py-modern").await;
+        bounded(10, "close", client.close()).await;
+    }
+    server.stop().await;
+}
