@@ -13,18 +13,21 @@ use mcp_proto::schema::{
     CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
     Discover, DiscoverResult, EmptyParams, GetPrompt, GetPromptParams, GetPromptResult,
     Implementation, Initialize, InitializeParams, InitializeResult, Initialized, ListPrompts,
-    ListResourceTemplates, ListResources, ListTools, LoggingLevel, PaginatedParams, Ping, Prompt,
-    ReadResource, ReadResourceParams, ReadResourceResult, RequestType, Resource, ResourceTemplate,
-    ResourceUriParams, ServerCapabilities, SetLevel, SetLevelParams, Subscribe, Tool, Unsubscribe,
+    ListResourceTemplates, ListResources, ListTools, LoggingLevel, ModernResultFields,
+    PaginatedParams, Ping, Prompt, ReadResource, ReadResourceParams, ReadResourceResult,
+    RequestType, Resource, ResourceTemplate, ResourceUriParams, ServerCapabilities, SetLevel,
+    SetLevelParams, Subscribe, Tool, Unsubscribe,
 };
 use mcp_proto::version::{self, ProtocolVersion};
 use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use crate::era::{classify_probe, Era, Negotiation, ProbeVerdict};
 use crate::error::ClientError;
 use crate::handler::{ClientHandler, ServerEvent};
 use crate::input::{InputRound, INPUT_METHODS, MAX_INPUT_ROUNDS};
+use crate::listen::{backoff, ListenState, MAX_LISTEN_FAILURES};
 use crate::modern::{self, ModernMeta};
 use crate::options::{clamp_timeout, CallOptions, ClientOptions};
 use crate::stderr_ring::StderrRing;
@@ -64,6 +67,18 @@ struct Inner {
     /// The log level a 2026-07-28 request asks for in its `_meta` (set by
     /// [`Client::set_logging_level`]; none means no log messages).
     log_level: Mutex<Option<LoggingLevel>>,
+    /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
+    listen: Mutex<ListenState>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The listen task holds the session, not the client: end it with the client.
+        let listen = self.listen.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(running) = listen.running.take() {
+            running.cancel();
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -509,6 +524,7 @@ impl Client {
                 closing: AtomicBool::new(false),
                 closing_session: watch::Sender::new(None),
                 log_level: Mutex::new(None),
+                listen: Mutex::new(ListenState::default()),
             }),
         }
     }
@@ -555,8 +571,47 @@ impl Client {
     /// Receives the server's notifications (logging, list changes, resource updates, progress)
     /// and restarts. A receiver that falls more than `notification_capacity` behind loses the
     /// oldest events (it sees `RecvError::Lagged`).
+    /// Under 2026-07-28 this opens a `subscriptions/listen` for the list changes the server
+    /// advertises, so the same events arrive in both eras.
     pub fn notifications(&self) -> broadcast::Receiver<ServerEvent> {
-        self.inner.handler.subscribe()
+        let receiver = self.inner.handler.subscribe();
+        if self.era() == Era::Modern {
+            self.relisten(false);
+        }
+        receiver
+    }
+
+    /// Starts the listen task (or, with `restart`, replaces the running one so a changed set of
+    /// subscriptions takes effect).
+    fn relisten(&self, restart: bool) {
+        let mut listen = self.inner.listen.lock().unwrap_or_else(|p| p.into_inner());
+        if listen.running.is_some() && !restart {
+            return;
+        }
+        if let Some(old) = listen.running.take() {
+            old.cancel();
+        }
+        let Some(filter) = listen.filter(&self.server_capabilities()) else {
+            return;
+        };
+        let stop = CancellationToken::new();
+        listen.running = Some(stop.clone());
+        let params = serde_json::json!({ "notifications": filter });
+        tokio::spawn(listen_loop(Arc::downgrade(&self.inner), stop, params));
+    }
+
+    /// The `_meta` of this client's 2026-07-28 requests under `version`.
+    fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
+        ModernMeta {
+            version,
+            capabilities: self.inner.handler.capabilities(),
+            client_info: self.inner.options.client_info.clone(),
+            log_level: *self
+                .inner
+                .log_level
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        }
     }
 
     /// The recent stderr of a stdio server (up to 16 KiB by default); `None` for other transports.
@@ -695,16 +750,7 @@ impl Client {
         options: CallOptions,
     ) -> Result<jsonrpc::RawJson, ClientError> {
         let name = &self.inner.name;
-        let meta = ModernMeta {
-            version,
-            capabilities: self.inner.handler.capabilities(),
-            client_info: self.inner.options.client_info.clone(),
-            log_level: *self
-                .inner
-                .log_level
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()),
-        };
+        let meta = self.modern_meta(version);
         let original = match params {
             None | Some(serde_json::Value::Null) => serde_json::Map::new(),
             Some(serde_json::Value::Object(map)) => map,
@@ -806,12 +852,20 @@ impl Client {
         })
     }
 
-    /// Follows `nextCursor` through every page, up to `max_list_pages`.
+    /// Follows `nextCursor` through every page, up to `max_list_pages`. A list the server
+    /// marked cacheable (`ttlMs`, the least over its pages) is answered from the list cache
+    /// until it expires or the server says it changed.
     async fn list_all<R>(&self) -> Result<Vec<<R::Result as Page>::Item>, ClientError>
     where
         R: RequestType<Params = PaginatedParams>,
-        R::Result: Page,
+        R::Result: Page + ModernResultFields,
+        <R::Result as Page>::Item: Clone + Send + Sync + 'static,
     {
+        let cache = &self.inner.handler.lists;
+        if let Some(items) = cache.get(R::METHOD) {
+            return Ok(items);
+        }
+        let mut ttl: Option<u64> = None;
         let mut items = Vec::new();
         let mut cursor: Option<Cursor> = None;
         let max = self.inner.options.max_list_pages.max(1);
@@ -820,14 +874,20 @@ impl Client {
                 cursor: cursor.take(),
                 ..Default::default()
             };
-            let (page, next) = self
-                .send::<R>(&params, CallOptions::default())
-                .await?
-                .into_parts();
+            let result = self.send::<R>(&params, CallOptions::default()).await?;
+            let page_ttl = result.cache().map_or(0, |(ttl, _)| ttl);
+            ttl = Some(ttl.map_or(page_ttl, |t| t.min(page_ttl)));
+            let (page, next) = result.into_parts();
             items.extend(page);
             match next {
                 Some(next) => cursor = Some(next),
-                None => return Ok(items),
+                None => {
+                    let ttl = Duration::from_millis(ttl.unwrap_or(0));
+                    if !ttl.is_zero() {
+                        cache.put(R::METHOD, items.clone(), ttl);
+                    }
+                    return Ok(items);
+                }
             }
         }
         Err(ClientError::TooManyPages {
@@ -907,8 +967,22 @@ impl Client {
     }
 
     /// Asks for `notifications/resources/updated` about `uri`; they arrive through
-    /// [`notifications`](Self::notifications) as [`ServerEvent::ResourceUpdated`].
+    /// [`notifications`](Self::notifications) as [`ServerEvent::ResourceUpdated`]. Under
+    /// 2026-07-28 the URI joins the client's `subscriptions/listen`.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.era() == Era::Modern {
+            let added = self
+                .inner
+                .listen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .uris
+                .insert(uri.to_owned());
+            if added {
+                self.relisten(true);
+            }
+            return Ok(());
+        }
         self.send::<Subscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)
@@ -916,6 +990,19 @@ impl Client {
 
     /// Stops updates about `uri`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.era() == Era::Modern {
+            let removed = self
+                .inner
+                .listen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .uris
+                .remove(uri);
+            if removed {
+                self.relisten(true);
+            }
+            return Ok(());
+        }
         self.send::<Unsubscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)
@@ -997,6 +1084,64 @@ impl Client {
             .notify::<mcp_proto::schema::RootsListChanged>(&EmptyParams::default())
             .await
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))
+    }
+}
+
+/// Holds a `subscriptions/listen` open until `stop`: opens it again when the server ends it,
+/// backs off on failures and gives up after [`MAX_LISTEN_FAILURES`] in a row or when the server
+/// has no such method. Holds the client weakly and its session only while a request is open.
+async fn listen_loop(inner: Weak<Inner>, stop: CancellationToken, params: serde_json::Value) {
+    const METHOD: &str = "subscriptions/listen";
+    let mut failures = 0u32;
+    while !stop.is_cancelled() {
+        let prepared = async {
+            let client = Client {
+                inner: inner.upgrade()?,
+            };
+            let session = client.session(METHOD).await.ok()?;
+            let version = modern_version(&session)?;
+            let params = client
+                .modern_meta(version)
+                .apply(Some(params.clone()))
+                .ok()?;
+            let raw = jsonrpc::to_raw(&params).ok()?;
+            Some((session, raw, client.inner.name.clone()))
+        };
+        let Some((session, raw, name)) = prepared.await else {
+            return;
+        };
+        let options = RequestOptions {
+            timeout: Some(crate::options::MAX_TIMEOUT),
+            cancel: Some(stop.clone()),
+            ..Default::default()
+        };
+        let result = session.peer.request_raw(METHOD, Some(raw), options).await;
+        drop(session);
+        match result {
+            Ok(_) => failures = 0,
+            Err(_) if stop.is_cancelled() => return,
+            Err(PeerError::Timeout { .. }) => failures = 0,
+            Err(e)
+                if e.rpc_error().is_some_and(|r| {
+                    r.code == mcp_proto::jsonrpc::error_codes::METHOD_NOT_FOUND
+                }) =>
+            {
+                tracing::info!(server = %name, "the server has no subscriptions/listen; no change notifications");
+                return;
+            }
+            Err(e) => {
+                failures += 1;
+                if failures >= MAX_LISTEN_FAILURES {
+                    tracing::warn!(server = %name, "subscriptions/listen failed {failures} times in a row; stopped listening: {e}");
+                    return;
+                }
+                tracing::debug!(server = %name, "subscriptions/listen failed: {e}");
+            }
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(backoff(failures)) => {}
+        }
     }
 }
 

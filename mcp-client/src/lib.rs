@@ -22,6 +22,8 @@ mod handler;
 pub mod http;
 pub mod hub;
 mod input;
+mod list_cache;
+mod listen;
 mod modern;
 mod options;
 mod param_headers;

@@ -356,3 +356,94 @@ async fn py_http_auto_and_pinned() {
     }
     server.stop().await;
 }
+
+/// Waits (bounded) for the first event `pick` accepts.
+async fn next_event<T>(
+    rx: &mut tokio::sync::broadcast::Receiver<mcp_client::ServerEvent>,
+    what: &str,
+    pick: impl Fn(&mcp_client::ServerEvent) -> Option<T>,
+) -> T {
+    bounded(10, what, async {
+        loop {
+            match rx.recv().await {
+                Ok(event) => {
+                    if let Some(found) = pick(&event) {
+                        return found;
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("events ended: {e}"),
+            }
+        }
+    })
+    .await
+}
+
+fn acknowledged(event: &mcp_client::ServerEvent) -> Option<()> {
+    matches!(event, mcp_client::ServerEvent::Other { method, .. }
+        if method == "notifications/subscriptions/acknowledged")
+    .then_some(())
+}
+
+/// `subscriptions/listen` behind `notifications()` and `subscribe()`: a tool list change and a
+/// resource update arrive as the 2025 era's events.
+async fn listen_tour(client: &Client) {
+    let mut rx = client.notifications();
+    next_event(&mut rx, "the listen acknowledgement", acknowledged).await;
+    client.subscribe("note://hello").await.expect("subscribe");
+    next_event(&mut rx, "the second acknowledgement", acknowledged).await;
+    bounded(10, "grow", client.call_tool("grow", json!({})))
+        .await
+        .expect("grow");
+    next_event(&mut rx, "tools/list_changed", |e| {
+        matches!(e, mcp_client::ServerEvent::ToolsListChanged).then_some(())
+    })
+    .await;
+    let uri = next_event(&mut rx, "resources/updated", |e| match e {
+        mcp_client::ServerEvent::ResourceUpdated(p) => Some(p.uri.clone()),
+        _ => None,
+    })
+    .await;
+    assert_eq!(uri, "note://hello");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_stdio_listen_delivers_list_changes_and_updates() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let client = bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(
+            ts_stdio(&modules, "stdio-modern"),
+            options(Negotiation::Auto),
+        ),
+    )
+    .await
+    .expect("connects");
+    listen_tour(&client).await;
+    let tools = bounded(10, "tools/list", client.list_tools())
+        .await
+        .expect("tools");
+    assert!(tools.iter().any(|t| t.name == "extra"), "{tools:?}");
+    bounded(10, "close", client.close()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ts_http_listen_delivers_list_changes_and_updates() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let server = ts_http(&modules).await;
+    let client = bounded(
+        30,
+        "connect",
+        http_client(server.url("/mcp"), Negotiation::Auto),
+    )
+    .await
+    .expect("connects");
+    listen_tour(&client).await;
+    bounded(10, "close", client.close()).await;
+    server.stop().await;
+}

@@ -14,7 +14,7 @@ use mcp_client::{
 };
 use mcp_proto::jsonrpc::{self, ErrorObject, RawJson, Request};
 use mcp_proto::peer::{memory_pair, Handler, Peer, PeerOptions, RequestContext};
-use mcp_proto::schema::ElicitResult;
+use mcp_proto::schema::{ElicitResult, EmptyParams, ToolListChanged};
 use mcp_proto::ProtocolVersion;
 use serde_json::{json, Value};
 
@@ -29,7 +29,7 @@ impl Handler for ModernServer {
     async fn handle_request(
         &self,
         request: Request,
-        _ctx: RequestContext,
+        ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
         let params: Value = request
             .params
@@ -58,7 +58,7 @@ impl Handler for ModernServer {
                 "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "9"}}
             })),
             "tools/list" => raw(
-                json!({"resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [
+                json!({"resultType": "complete", "ttlMs": 60000, "cacheScope": "public", "tools": [
                     {"name": "good", "inputSchema": {"type": "object", "properties": {
                         "r": {"type": "string", "x-mcp-header": "Region"}}}},
                     {"name": "bad", "inputSchema": {"type": "object", "properties": {
@@ -69,6 +69,12 @@ impl Handler for ModernServer {
             "tools/call" => match params["name"].as_str() {
                 Some("loop") => {
                     raw(json!({"resultType": "input_required", "requestState": "again"}))
+                }
+                Some("change") => {
+                    ctx.notify::<ToolListChanged>(&EmptyParams::default())
+                        .await
+                        .map_err(ErrorObject::internal)?;
+                    raw(json!({"content": []}))
                 }
                 Some("weird") => raw(json!({"resultType": "task", "content": []})),
                 Some("ask") => match params.get("requestState") {
@@ -234,4 +240,38 @@ async fn the_era_is_remembered_and_a_legacy_pin_uses_initialize() {
     let seen = server.seen.lock().unwrap().clone();
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].1, "initialize");
+}
+
+#[tokio::test]
+async fn lists_are_cached_for_their_ttl_and_dropped_on_list_changed() {
+    let (client, server) = connect(options()).await;
+    let client = client.expect("connects");
+    let count = || {
+        server
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, m, _)| m == "tools/list")
+            .count()
+    };
+    bounded(5, "list", client.list_tools())
+        .await
+        .expect("tools");
+    bounded(5, "list", client.list_tools())
+        .await
+        .expect("tools");
+    assert_eq!(
+        count(),
+        1,
+        "the second list comes from the cache (ttlMs 60000)"
+    );
+    bounded(5, "change", client.call_tool("change", json!({})))
+        .await
+        .expect("change");
+    bounded(5, "list", client.list_tools())
+        .await
+        .expect("tools");
+    assert_eq!(count(), 2, "list_changed dropped the cached list");
+    client.close().await;
 }

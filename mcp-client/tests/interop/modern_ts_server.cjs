@@ -5,7 +5,8 @@
 //   node modern_ts_server.cjs http         modern-only Streamable HTTP on 127.0.0.1 (refuses
 //                                          `initialize`: legacy: "reject"), prints "LISTENING <port>"
 // Tools: echo {message}; confirm {action} asks through MRTR (elicitation) whether to go on;
-// regional {region (x-mcp-header Region), text} echoes both. Prompt greet {name}; resource
+// regional {region (x-mcp-header Region), text} echoes both; grow announces a tool list change
+// and an update of note://hello (stdio: it really adds tool `extra`). Prompt greet {name}; resource
 // note://hello. MCP_INTEROP_NODE_MODULES must point at node_modules.
 "use strict";
 const path = require("node:path");
@@ -23,8 +24,27 @@ const { serveStdio } = req("@modelcontextprotocol/server/stdio");
 const { z } = req("zod");
 const { McpServer, createMcpHandler, inputRequired, acceptedContent } = sdk;
 
-function makeServer() {
-  const server = new McpServer({ name: "ts-modern", version: "2.4.0" });
+// `notify` tells listeners that the tools changed and that note://hello was updated (HTTP: the
+// handler's bus; stdio: the pinned instance's own notifications, routed to the listen streams).
+function makeServer(notify) {
+  const server = new McpServer(
+    { name: "ts-modern", version: "2.4.0" },
+    { capabilities: { resources: { subscribe: true, listChanged: true } } },
+  );
+  server.registerTool(
+    "grow",
+    { description: "Adds a tool and touches note://hello", inputSchema: z.object({}) },
+    async () => {
+      if (notify) notify();
+      else {
+        server.registerTool("extra", { description: "Added later", inputSchema: z.object({}) }, async () => ({
+          content: [{ type: "text", text: "extra" }],
+        }));
+        await server.server.sendResourceUpdated({ uri: "note://hello" });
+      }
+      return { content: [{ type: "text", text: "grown" }] };
+    },
+  );
   server.registerTool(
     "echo",
     { description: "Echoes its message", inputSchema: z.object({ message: z.string() }) },
@@ -76,7 +96,12 @@ function makeServer() {
 }
 
 async function serveHttp() {
-  const handler = createMcpHandler(() => makeServer(), { legacy: "reject" });
+  let handler;
+  const notify = () => {
+    handler.notify.toolsChanged();
+    handler.notify.resourceUpdated("note://hello");
+  };
+  handler = createMcpHandler(() => makeServer(notify), { legacy: "reject" });
   const server = http.createServer(async (nodeReq, nodeRes) => {
     const chunks = [];
     for await (const chunk of nodeReq) chunks.push(chunk);
