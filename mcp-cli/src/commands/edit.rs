@@ -140,6 +140,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         disabled: false,
         auto_approve: Vec::new(),
         timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout_secs),
+        protocol: Default::default(),
     })
 }
 

@@ -70,6 +70,9 @@ pub struct HubOptions {
     /// A hook every successful result passes through after shaping (redaction, logging,
     /// post-processing): it gets the server, the raw tool name and the result.
     pub on_result: Option<ResultHook>,
+    /// Remembers the era each server (by URL or command line) was found to speak, so a
+    /// reconnect or a config reload skips the probe.
+    pub era_cache: crate::era::EraCache,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -86,6 +89,7 @@ impl Default for HubOptions {
             restart: Some(RestartPolicy::default()),
             client_info: None,
             on_result: None,
+            era_cache: Default::default(),
         }
     }
 }

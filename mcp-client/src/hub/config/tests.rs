@@ -213,6 +213,7 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         disabled: false,
         auto_approve: vec![],
         timeout: Duration::from_secs(10),
+        protocol: Default::default(),
     })
     .unwrap();
     assert!(
@@ -256,6 +257,7 @@ fn entries_are_written_in_each_format() {
         disabled: false,
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
+        protocol: Default::default(),
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -302,6 +304,7 @@ fn validation_as_cline_does() {
         disabled: false,
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
+        protocol: Default::default(),
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
