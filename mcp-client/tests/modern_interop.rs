@@ -4,6 +4,8 @@
 //! The TypeScript server refuses `initialize` (stdio `legacy: "reject"`, HTTP
 //! `legacy: "reject"`), so only the modern path can pass against it.
 
+#[path = "interop/hub_support.rs"]
+mod hub_support;
 #[path = "interop/http_support.rs"]
 mod support;
 
@@ -446,4 +448,76 @@ async fn ts_http_listen_delivers_list_changes_and_updates() {
     listen_tour(&client).await;
     bounded(10, "close", client.close()).await;
     server.stop().await;
+}
+
+/// One hub over a 2025-era server (weather-server) and two 2026-07-28 ones (the TypeScript
+/// fixture over stdio, pinned; the Python one over stdio, auto): each keeps its era, and calls
+/// route to each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hub_serves_both_eras_side_by_side() {
+    use mcp_client::hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
+    let (Some(modules), Some(python)) = (node_modules(), python2()) else {
+        return;
+    };
+    let ts = script("modern_ts_server.cjs");
+    let py = script("modern_py_server.py");
+    let config = json!({"mcpServers": {
+        "weather": hub_support::weather_entry(),
+        "ts": {"command": "node", "args": [ts.to_string_lossy(), "stdio-modern"],
+               "env": {"MCP_INTEROP_NODE_MODULES": modules.to_string_lossy()},
+               "protocol": "2026-07-28"},
+        "py": {"command": python.to_string_lossy(), "args": [py.to_string_lossy(), "stdio"]}
+    }});
+    let config =
+        HubConfig::parse(&config.to_string(), "hub.json", &Variables::default()).expect("config");
+    let hub = bounded(60, "connect", Hub::connect(config, HubOptions::default())).await;
+    let mut eras = Vec::new();
+    for s in hub.servers() {
+        assert_eq!(
+            s.status,
+            ServerStatus::Connected,
+            "{}: {:?}",
+            s.config.name,
+            s.status
+        );
+        eras.push((s.config.name.clone(), s.era, s.protocol_version.clone()));
+    }
+    eras.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        eras,
+        [
+            ("py".into(), Some(Era::Modern), Some("2026-07-28".into())),
+            ("ts".into(), Some(Era::Modern), Some("2026-07-28".into())),
+            (
+                "weather".into(),
+                Some(Era::Legacy),
+                Some("2025-11-25".into())
+            ),
+        ]
+    );
+    let ts_echo = bounded(
+        10,
+        "ts echo",
+        hub.call_tool("ts__echo", json!({"message": "a"})),
+    )
+    .await
+    .expect("ts echo");
+    assert_eq!(text(&ts_echo), "echo: a");
+    let py_echo = bounded(
+        10,
+        "py echo",
+        hub.call_tool("py__echo", json!({"message": "b"})),
+    )
+    .await
+    .expect("py echo");
+    assert_eq!(text(&py_echo), "echo: b");
+    let weather = bounded(
+        10,
+        "weather",
+        hub.call_tool("weather__get_weather", json!({"city": "Shenzhen"})),
+    )
+    .await
+    .expect("weather");
+    assert!(text(&weather).contains("Shenzhen"), "{weather:?}");
+    bounded(20, "close", hub.close()).await;
 }

@@ -370,3 +370,38 @@ fn a_fractional_timeout_survives_writing_back() {
         Duration::from_millis(10_333)
     );
 }
+
+#[test]
+fn the_protocol_key_chooses_the_negotiation_and_is_written_back() {
+    let mut c = parse(
+        r#"{"mcpServers": {
+        "a": {"command": "x"},
+        "b": {"command": "x", "protocol": "legacy"},
+        "c": {"url": "https://h/mcp", "protocol": "2026-07-28"},
+        "d": {"url": "https://h/mcp", "protocol": "auto"}
+    }}"#,
+    );
+    let modes: Vec<Negotiation> = c.servers.iter().map(|s| s.protocol).collect();
+    assert_eq!(
+        modes,
+        [
+            Negotiation::Auto,
+            Negotiation::Legacy,
+            Negotiation::Pin(mcp_proto::ProtocolVersion::V2026_07_28),
+            Negotiation::Auto
+        ]
+    );
+    let err = parse_err(r#"{"mcpServers": {"a": {"command": "x", "protocol": "modern"}}}"#);
+    assert!(
+        err.contains("protocol") && err.contains("\"auto\""),
+        "{err}"
+    );
+    let err = parse_err(r#"{"mcpServers": {"a": {"command": "x", "protocol": 3}}}"#);
+    assert!(err.contains("protocol"), "{err}");
+    let mut pinned = c.servers[2].clone();
+    pinned.name = "e".into();
+    c.add_server(pinned).expect("added");
+    let again = parse(&c.to_json());
+    assert_eq!(again.servers[4].protocol, c.servers[2].protocol);
+    assert_eq!(again.servers[0].protocol, Negotiation::Auto);
+}
