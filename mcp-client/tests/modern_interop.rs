@@ -450,19 +450,25 @@ async fn ts_http_listen_delivers_list_changes_and_updates() {
     server.stop().await;
 }
 
-/// One hub over a 2025-era server (weather-server) and two 2026-07-28 ones (the TypeScript
-/// fixture over stdio, pinned; the Python one over stdio, auto): each keeps its era, and calls
-/// route to each.
+/// One hub over 2025-era servers (weather-server told `"protocol": "legacy"`; the Python `mcp`
+/// 1.x FastMCP fixture, which auto finds to be 2025-era) and 2026-07-28 ones (the TypeScript
+/// fixture over stdio, pinned; the Python 2.x one, auto): each keeps its era, and calls route
+/// to each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hub_serves_both_eras_side_by_side() {
     use mcp_client::hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
-    let (Some(modules), Some(python)) = (node_modules(), python2()) else {
+    let (Some(modules), Some(python), Some(python1)) =
+        (node_modules(), python2(), interop_var("MCP_INTEROP_PYTHON"))
+    else {
         return;
     };
+    let mut weather = hub_support::weather_entry();
+    weather["protocol"] = json!("legacy");
     let ts = script("modern_ts_server.cjs");
     let py = script("modern_py_server.py");
     let config = json!({"mcpServers": {
-        "weather": hub_support::weather_entry(),
+        "weather": weather,
+        "fast": hub_support::fastmcp_entry(&python1),
         "ts": {"command": "node", "args": [ts.to_string_lossy(), "stdio-modern"],
                "env": {"MCP_INTEROP_NODE_MODULES": modules.to_string_lossy()},
                "protocol": "2026-07-28"},
@@ -486,6 +492,7 @@ async fn hub_serves_both_eras_side_by_side() {
     assert_eq!(
         eras,
         [
+            ("fast".into(), Some(Era::Legacy), Some("2025-11-25".into())),
             ("py".into(), Some(Era::Modern), Some("2026-07-28".into())),
             ("ts".into(), Some(Era::Modern), Some("2026-07-28".into())),
             (
@@ -519,5 +526,13 @@ async fn hub_serves_both_eras_side_by_side() {
     .await
     .expect("weather");
     assert!(text(&weather).contains("Shenzhen"), "{weather:?}");
+    let sum = bounded(
+        10,
+        "fast add",
+        hub.call_tool("fast__add", json!({"a": 2, "b": 3})),
+    )
+    .await
+    .expect("fast add");
+    assert_eq!(text(&sum), "5");
     bounded(20, "close", hub.close()).await;
 }
