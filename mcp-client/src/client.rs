@@ -600,6 +600,25 @@ impl Client {
         tokio::spawn(listen_loop(Arc::downgrade(&self.inner), stop, params));
     }
 
+    /// Changes the subscribed URIs with `change` and, when it changed something, opens a new
+    /// listen with them.
+    fn change_subscription(
+        &self,
+        change: impl FnOnce(&mut std::collections::BTreeSet<String>) -> bool,
+    ) {
+        let changed = change(
+            &mut self
+                .inner
+                .listen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .uris,
+        );
+        if changed {
+            self.relisten(true);
+        }
+    }
+
     /// The `_meta` of this client's 2026-07-28 requests under `version`.
     fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
         ModernMeta {
@@ -971,16 +990,7 @@ impl Client {
     /// 2026-07-28 the URI joins the client's `subscriptions/listen`.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era() == Era::Modern {
-            let added = self
-                .inner
-                .listen
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .uris
-                .insert(uri.to_owned());
-            if added {
-                self.relisten(true);
-            }
+            self.change_subscription(|uris| uris.insert(uri.to_owned()));
             return Ok(());
         }
         self.send::<Subscribe>(&ResourceUriParams::new(uri), CallOptions::default())
@@ -991,16 +1001,7 @@ impl Client {
     /// Stops updates about `uri`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
         if self.era() == Era::Modern {
-            let removed = self
-                .inner
-                .listen
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .uris
-                .remove(uri);
-            if removed {
-                self.relisten(true);
-            }
+            self.change_subscription(|uris| uris.remove(uri));
             return Ok(());
         }
         self.send::<Unsubscribe>(&ResourceUriParams::new(uri), CallOptions::default())

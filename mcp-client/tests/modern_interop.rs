@@ -40,6 +40,35 @@ fn text(result: &CallToolResult) -> String {
         .to_owned()
 }
 
+/// Calls tool `name` (bounded) and returns the text of its result; panics on failure.
+async fn call_text<C: ToolCaller>(client: &C, name: &str, args: serde_json::Value) -> String {
+    let result = bounded(10, name, client.call(name, args)).await;
+    text(&result.unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// A client or a hub: something that calls tools.
+trait ToolCaller {
+    async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String>;
+}
+
+impl<T: ToolCaller> ToolCaller for &T {
+    async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String> {
+        (**self).call(name, args).await
+    }
+}
+
+impl ToolCaller for Client {
+    async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String> {
+        self.call_tool(name, args).await.map_err(|e| e.to_string())
+    }
+}
+
+impl ToolCaller for mcp_client::hub::Hub {
+    async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String> {
+        self.call_tool(name, args).await.map_err(|e| e.to_string())
+    }
+}
+
 fn resource_text(result: &ReadResourceResult) -> String {
     serde_json::to_value(result).expect("json")["contents"][0]["text"]
         .as_str()
@@ -83,22 +112,14 @@ async fn tour(client: &Client, server: &str) {
         names.contains(&"echo") && names.contains(&"confirm"),
         "{names:?}"
     );
-    let echo = bounded(
-        10,
-        "echo",
-        client.call_tool("echo", json!({"message": "hi"})),
-    )
-    .await
-    .expect("echo");
-    assert_eq!(text(&echo), "echo: hi");
-    let confirmed = bounded(
-        10,
-        "confirm",
-        client.call_tool("confirm", json!({"action": "deploy"})),
-    )
-    .await
-    .expect("confirm through input_required");
-    assert_eq!(text(&confirmed), "deploy: done");
+    assert_eq!(
+        call_text(&client, "echo", json!({"message": "hi"})).await,
+        "echo: hi"
+    );
+    assert_eq!(
+        call_text(&client, "confirm", json!({"action": "deploy"})).await,
+        "deploy: done"
+    );
 
     let prompts = bounded(10, "prompts/list", client.list_prompts())
         .await
@@ -150,16 +171,9 @@ async fn ts_stdio_auto_finds_the_modern_era_of_a_server_that_refuses_initialize(
     let Some(modules) = node_modules() else {
         return;
     };
-    let client = bounded(
-        30,
-        "connect",
-        Client::spawn_stdio(
-            ts_stdio(&modules, "stdio-modern"),
-            options(Negotiation::Auto),
-        ),
-    )
-    .await
-    .expect("auto connects");
+    let client = spawn(ts_stdio(&modules, "stdio-modern"), Negotiation::Auto)
+        .await
+        .expect("auto connects");
     tour(&client, "ts-modern").await;
     bounded(10, "close", client.close()).await;
 }
@@ -170,13 +184,9 @@ async fn ts_stdio_pinned_to_2026_07_28() {
         return;
     };
     let pin = Negotiation::Pin(ProtocolVersion::V2026_07_28);
-    let client = bounded(
-        30,
-        "connect",
-        Client::spawn_stdio(ts_stdio(&modules, "stdio"), options(pin)),
-    )
-    .await
-    .expect("pinned connects");
+    let client = spawn(ts_stdio(&modules, "stdio"), pin)
+        .await
+        .expect("pinned connects");
     tour(&client, "ts-modern").await;
     bounded(10, "close", client.close()).await;
 }
@@ -186,16 +196,9 @@ async fn ts_stdio_legacy_mode_is_refused_by_a_modern_only_server() {
     let Some(modules) = node_modules() else {
         return;
     };
-    let err = bounded(
-        30,
-        "connect",
-        Client::spawn_stdio(
-            ts_stdio(&modules, "stdio-modern"),
-            options(Negotiation::Legacy),
-        ),
-    )
-    .await
-    .expect_err("initialize is refused");
+    let err = spawn(ts_stdio(&modules, "stdio-modern"), Negotiation::Legacy)
+        .await
+        .expect_err("initialize is refused");
     let code = err.rpc_error().map(|e| e.code);
     assert_eq!(code, Some(-32022), "{err}");
 }
@@ -205,22 +208,14 @@ async fn ts_stdio_dual_era_server_still_speaks_2025_in_legacy_mode() {
     let Some(modules) = node_modules() else {
         return;
     };
-    let client = bounded(
-        30,
-        "connect",
-        Client::spawn_stdio(ts_stdio(&modules, "stdio"), options(Negotiation::Legacy)),
-    )
-    .await
-    .expect("legacy connects");
+    let client = spawn(ts_stdio(&modules, "stdio"), Negotiation::Legacy)
+        .await
+        .expect("legacy connects");
     assert_eq!(client.era(), Era::Legacy);
-    let echo = bounded(
-        10,
-        "echo",
-        client.call_tool("echo", json!({"message": "old"})),
-    )
-    .await
-    .expect("echo");
-    assert_eq!(text(&echo), "echo: old");
+    assert_eq!(
+        call_text(&client, "echo", json!({"message": "old"})).await,
+        "echo: old"
+    );
     bounded(10, "close", client.close()).await;
 }
 
@@ -241,7 +236,22 @@ async fn http_client(url: String, negotiation: Negotiation) -> Result<Client, Cl
     let transport = http::connect_auto(HttpClientConfig::new(url))
         .await
         .expect("a valid URL");
-    Client::connect(transport, options(negotiation)).await
+    bounded(
+        30,
+        "connect",
+        Client::connect(transport, options(negotiation)),
+    )
+    .await
+}
+
+/// Starts `config` and connects with `negotiation` (bounded).
+async fn spawn(config: StdioServerConfig, negotiation: Negotiation) -> Result<Client, ClientError> {
+    bounded(
+        30,
+        "connect",
+        Client::spawn_stdio(config, options(negotiation)),
+    )
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -250,31 +260,29 @@ async fn ts_http_auto_finds_the_modern_era_and_mirrors_x_mcp_header() {
         return;
     };
     let server = ts_http(&modules).await;
-    let client = bounded(
-        30,
-        "connect",
-        http_client(server.url("/mcp"), Negotiation::Auto),
-    )
-    .await
-    .expect("auto connects");
+    let client = http_client(server.url("/mcp"), Negotiation::Auto)
+        .await
+        .expect("auto connects");
     tour(&client, "ts-modern").await;
     // `region` is annotated `x-mcp-header: Region`; the server checks the header.
-    let regional = bounded(
-        10,
-        "regional",
-        client.call_tool("regional", json!({"region": "eu-west", "text": "hi"})),
-    )
-    .await
-    .expect("regional");
-    assert_eq!(text(&regional), "eu-west/hi");
-    let unicode = bounded(
-        10,
-        "regional (base64)",
-        client.call_tool("regional", json!({"region": "Zürich", "text": "grüezi"})),
-    )
-    .await
-    .expect("regional with a non-ASCII header");
-    assert_eq!(text(&unicode), "Zürich/grüezi");
+    assert_eq!(
+        call_text(
+            &client,
+            "regional",
+            json!({"region": "eu-west", "text": "hi"})
+        )
+        .await,
+        "eu-west/hi"
+    );
+    assert_eq!(
+        call_text(
+            &client,
+            "regional",
+            json!({"region": "Zürich", "text": "grüezi"})
+        )
+        .await,
+        "Zürich/grüezi"
+    );
     bounded(10, "close", client.close()).await;
     server.stop().await;
 }
@@ -286,30 +294,22 @@ async fn ts_http_pinned_and_legacy_modes() {
     };
     let server = ts_http(&modules).await;
     let pin = Negotiation::Pin(ProtocolVersion::V2026_07_28);
-    let client = bounded(30, "connect", http_client(server.url("/mcp"), pin))
+    let client = http_client(server.url("/mcp"), pin)
         .await
         .expect("pinned connects");
     tour(&client, "ts-modern").await;
     // A tools/call before any tools/list on a fresh client: the header-mismatch retry lists
     // the tools and mirrors the header.
-    let fresh = bounded(30, "connect", http_client(server.url("/mcp"), pin))
+    let fresh = http_client(server.url("/mcp"), pin)
         .await
         .expect("pinned connects");
-    let regional = bounded(
-        10,
-        "regional first",
-        fresh.call_tool("regional", json!({"region": "ap", "text": "x"})),
-    )
-    .await
-    .expect("regional");
-    assert_eq!(text(&regional), "ap/x");
-    let legacy = bounded(
-        30,
-        "connect",
-        http_client(server.url("/mcp"), Negotiation::Legacy),
-    )
-    .await
-    .expect_err("a modern-only server refuses initialize");
+    assert_eq!(
+        call_text(&fresh, "regional", json!({"region": "ap", "text": "x"})).await,
+        "ap/x"
+    );
+    let legacy = http_client(server.url("/mcp"), Negotiation::Legacy)
+        .await
+        .expect_err("a modern-only server refuses initialize");
     // The server answers `initialize` with 400 (its -32022 body): a transport failure here.
     assert!(legacy.to_string().contains("initialize"), "{legacy}");
     bounded(10, "close", client.close()).await;
@@ -326,13 +326,9 @@ async fn py_stdio_auto_and_pinned() {
         Negotiation::Auto,
         Negotiation::Pin(ProtocolVersion::V2026_07_28),
     ] {
-        let client = bounded(
-            30,
-            "connect",
-            Client::spawn_stdio(py_stdio(&python), options(negotiation)),
-        )
-        .await
-        .expect("connects");
+        let client = spawn(py_stdio(&python), negotiation)
+            .await
+            .expect("connects");
         tour(&client, "py-modern").await;
         bounded(10, "close", client.close()).await;
     }
@@ -350,7 +346,7 @@ async fn py_http_auto_and_pinned() {
         Negotiation::Auto,
         Negotiation::Pin(ProtocolVersion::V2026_07_28),
     ] {
-        let client = bounded(30, "connect", http_client(server.url("/mcp"), negotiation))
+        let client = http_client(server.url("/mcp"), negotiation)
             .await
             .expect("connects");
         tour(&client, "py-modern").await;
@@ -414,16 +410,9 @@ async fn ts_stdio_listen_delivers_list_changes_and_updates() {
     let Some(modules) = node_modules() else {
         return;
     };
-    let client = bounded(
-        30,
-        "connect",
-        Client::spawn_stdio(
-            ts_stdio(&modules, "stdio-modern"),
-            options(Negotiation::Auto),
-        ),
-    )
-    .await
-    .expect("connects");
+    let client = spawn(ts_stdio(&modules, "stdio-modern"), Negotiation::Auto)
+        .await
+        .expect("connects");
     listen_tour(&client).await;
     let tools = bounded(10, "tools/list", client.list_tools())
         .await
@@ -438,13 +427,9 @@ async fn ts_http_listen_delivers_list_changes_and_updates() {
         return;
     };
     let server = ts_http(&modules).await;
-    let client = bounded(
-        30,
-        "connect",
-        http_client(server.url("/mcp"), Negotiation::Auto),
-    )
-    .await
-    .expect("connects");
+    let client = http_client(server.url("/mcp"), Negotiation::Auto)
+        .await
+        .expect("connects");
     listen_tour(&client).await;
     bounded(10, "close", client.close()).await;
     server.stop().await;
@@ -502,22 +487,14 @@ async fn hub_serves_both_eras_side_by_side() {
             ),
         ]
     );
-    let ts_echo = bounded(
-        10,
-        "ts echo",
-        hub.call_tool("ts__echo", json!({"message": "a"})),
-    )
-    .await
-    .expect("ts echo");
-    assert_eq!(text(&ts_echo), "echo: a");
-    let py_echo = bounded(
-        10,
-        "py echo",
-        hub.call_tool("py__echo", json!({"message": "b"})),
-    )
-    .await
-    .expect("py echo");
-    assert_eq!(text(&py_echo), "echo: b");
+    assert_eq!(
+        call_text(&hub, "ts__echo", json!({"message": "a"})).await,
+        "echo: a"
+    );
+    assert_eq!(
+        call_text(&hub, "py__echo", json!({"message": "b"})).await,
+        "echo: b"
+    );
     let weather = bounded(
         10,
         "weather",
@@ -526,13 +503,9 @@ async fn hub_serves_both_eras_side_by_side() {
     .await
     .expect("weather");
     assert!(text(&weather).contains("Shenzhen"), "{weather:?}");
-    let sum = bounded(
-        10,
-        "fast add",
-        hub.call_tool("fast__add", json!({"a": 2, "b": 3})),
-    )
-    .await
-    .expect("fast add");
-    assert_eq!(text(&sum), "5");
+    assert_eq!(
+        call_text(&hub, "fast__add", json!({"a": 2, "b": 3})).await,
+        "5"
+    );
     bounded(20, "close", hub.close()).await;
 }

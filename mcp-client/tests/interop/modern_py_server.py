@@ -8,14 +8,11 @@ Tools: echo {message}; confirm {action}, which asks the user (elicitation, throu
 `input_required` under 2026-07-28) whether to go on. Prompt greet {name}; resource note://hello.
 """
 
-import os
-import socket
 import sys
-import threading
 from typing import Annotated
 
-import uvicorn
 from pydantic import BaseModel
+from serve_local import serve
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 
@@ -60,20 +57,7 @@ def main() -> None:
         mcp.run("stdio")
         return
     app = mcp.streamable_http_app()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-
-    def watch_stdin() -> None:
-        sys.stdin.read()
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    print(f"LISTENING {port}", flush=True)
-    server.run(sockets=[sock])
+    serve(app)
 
 
 if __name__ == "__main__":

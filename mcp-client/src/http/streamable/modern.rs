@@ -120,38 +120,17 @@ impl Shared {
         }
         match body::body_kind(&response) {
             BodyKind::Json => {
-                let bytes = body::read_limited(response.into_body(), self.config.max_message_size)
-                    .await
-                    .map_err(|detail| HttpError::Body {
-                        url: self.url_text.clone(),
-                        detail,
-                    })?;
-                if post.lists_tools {
-                    self.learn_tools(&bytes);
-                }
-                let answered = self
-                    .inbox
-                    .deliver_frame(&bytes)
-                    .await
-                    .is_some_and(|s| s.answers(id));
-                if answered {
-                    Ok(())
-                } else {
-                    Err(HttpError::Body {
-                        url: self.url_text.clone(),
-                        detail: format!(
-                            "the JSON answer does not hold the response to request {id}"
-                        ),
-                    })
-                }
+                self.deliver_json(id, response, |bytes| {
+                    if post.lists_tools {
+                        self.learn_tools(bytes);
+                    }
+                })
+                .await
             }
             BodyKind::EventStream => {
                 let mut stream =
                     EventStream::new(response.into_body(), self.config.max_message_size);
-                while let Ok(event) = stream.next().await {
-                    if !event.is_message() || event.data.is_empty() {
-                        continue;
-                    }
+                while let Ok(event) = stream.next_message().await {
                     let frame = event.data.as_bytes();
                     let summary = self.inbox.deliver_frame(frame).await;
                     if summary.is_some_and(|s| s.answers(id)) {
