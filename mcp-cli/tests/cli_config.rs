@@ -288,18 +288,33 @@ fn add_writes_the_protocol_mode() {
     let added = mcp(
         &home,
         &path,
-        &["add", "m", "--protocol", "2026-07-28", "https://example.com/mcp"],
+        &[
+            "add",
+            "m",
+            "--protocol",
+            "2026-07-28",
+            "https://example.com/mcp",
+        ],
     );
     assert_eq!(added.code, 0, "{added:?}");
     let added = mcp(&home, &path, &["add", "a", "--", "weather-server"]);
     assert_eq!(added.code, 0, "{added:?}");
     let config = read(&path);
     assert_eq!(config["mcpServers"]["m"]["protocol"], "2026-07-28");
-    assert!(config["mcpServers"]["a"].get("protocol").is_none(), "{config}");
+    assert!(
+        config["mcpServers"]["a"].get("protocol").is_none(),
+        "{config}"
+    );
     let refused = mcp(
         &home,
         &path,
-        &["add", "x", "--protocol", "modern", "https://example.com/mcp"],
+        &[
+            "add",
+            "x",
+            "--protocol",
+            "modern",
+            "https://example.com/mcp",
+        ],
     );
     assert_eq!(refused.code, 2, "{refused:?}");
     assert!(refused.stderr.contains("legacy"), "{refused:?}");

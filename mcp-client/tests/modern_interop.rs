@@ -509,3 +509,36 @@ async fn hub_serves_both_eras_side_by_side() {
     );
     bounded(20, "close", hub.close()).await;
 }
+
+/// Auto over HTTP against 2025-era servers (TypeScript SDK 1.x with sessions, and its legacy
+/// SSE endpoint; Python `mcp` 1.x): the modern probe is refused without a modern error body, so
+/// the client falls back to `initialize` and works as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_auto_falls_back_to_2025_servers() {
+    let (Some(modules), Some(python1)) = (node_modules(), interop_var("MCP_INTEROP_PYTHON")) else {
+        return;
+    };
+    let ts = script("http_ts_server.cjs").to_string_lossy().into_owned();
+    let ts = ServerChild::start(
+        &PathBuf::from("node"),
+        &[&ts],
+        &[("MCP_INTEROP_NODE_MODULES", &modules)],
+    )
+    .await;
+    let py = script("http_py_server.py").to_string_lossy().into_owned();
+    let py = ServerChild::start(&python1, &[&py, "streamable-http"], &[]).await;
+    for url in [ts.url("/mcp"), ts.url("/sse"), py.url("/mcp")] {
+        let client = http_client(url.clone(), Negotiation::Auto)
+            .await
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        assert_eq!(client.era(), Era::Legacy, "{url}");
+        assert_eq!(
+            call_text(&client, "add", json!({"a": 20, "b": 22})).await,
+            "42",
+            "{url}"
+        );
+        bounded(10, "close", client.close()).await;
+    }
+    ts.stop().await;
+    py.stop().await;
+}

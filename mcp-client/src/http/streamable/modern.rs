@@ -14,7 +14,7 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Response};
-use mcp_proto::jsonrpc::{Message, RequestId};
+use mcp_proto::jsonrpc::{self, error_codes, ErrorResponse, Message, RequestId};
 use mcp_proto::sync::lock;
 use serde::Deserialize;
 use serde_json::Value;
@@ -26,6 +26,14 @@ use crate::param_headers::{header_params, header_value, param_headers, HeaderPar
 
 /// The `_meta` key that marks a request as 2026-07-28.
 const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+/// The error codes a 2026-07-28 server answers with an HTTP error status.
+const MODERN_ERRORS: [i64; 5] = [
+    error_codes::INVALID_PARAMS,
+    error_codes::METHOD_NOT_FOUND,
+    error_codes::HEADER_MISMATCH,
+    error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+    error_codes::UNSUPPORTED_PROTOCOL_VERSION,
+];
 /// How many tools' annotations one transport remembers.
 const MAX_TOOLS: usize = 4096;
 
@@ -164,14 +172,18 @@ impl Shared {
     ) -> Result<(), HttpError> {
         let status = response.status();
         let excerpt = body::read_excerpt(response.into_body(), EXCERPT_BYTES.max(16 * 1024)).await;
-        let is_ours = matches!(
-            mcp_proto::jsonrpc::parse(&excerpt),
-            Ok(mcp_proto::jsonrpc::Incoming::Single(Message::Error(ref e)))
-                if e.id.as_ref() == Some(id)
-        );
-        if is_ours {
-            self.inbox.deliver_frame(&excerpt).await;
-            return Ok(());
+        if let Ok(jsonrpc::Incoming::Single(Message::Error(answer))) = jsonrpc::parse(&excerpt) {
+            // A server that could not read the id answers with `id: null`; a modern error code
+            // still tells the caller (and the era probe) what went wrong.
+            let modern = MODERN_ERRORS.contains(&answer.error.code);
+            if answer.id.as_ref() == Some(id) || (answer.id.is_none() && modern) {
+                let ours = Message::Error(ErrorResponse {
+                    id: Some(id.clone()),
+                    error: answer.error,
+                });
+                self.inbox.deliver_frame(ours.to_json().as_bytes()).await;
+                return Ok(());
+            }
         }
         Err(HttpError::status_error(
             Method::POST,
