@@ -37,7 +37,13 @@ async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> C
     .with_env("HOME", home.to_string_lossy());
     let options = ClientOptions::new()
         .with_name("proxy")
-        .with_negotiation(negotiation);
+        .with_negotiation(negotiation)
+        .with_elicitation(|params| async move {
+            assert!(params.message().contains("Really"), "{params:?}");
+            let mut content = serde_json::Map::new();
+            content.insert("confirm".into(), json!(true));
+            Ok(mcp_proto::schema::ElicitResult::accept(Some(content)))
+        });
     bounded(
         60,
         "connect to the proxy",
@@ -117,4 +123,31 @@ async fn a_2025_client_in_front_of_a_modern_server() {
     .expect("prompt");
     assert!(format!("{prompt:?}").contains("Hello, Bo!"), "{prompt:?}");
     bounded(10, "close", client.close()).await;
+}
+
+/// A server's `input_required` (the TypeScript fixture's `confirm`) reaches the proxy's own
+/// client in that client's era: as `elicitation/create` to a 2025 client, as `input_required`
+/// to a 2026-07-28 one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_crosses_the_proxy_in_either_era() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let home = scratch("proxy-elicit");
+    let config = write_config(&home, json!({ "ts": modern_ts_entry(&modules) }));
+    for negotiation in [
+        Negotiation::Legacy,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = proxy_client(&home, &config, negotiation).await;
+        let result = bounded(
+            20,
+            "confirm",
+            client.call_tool("ts__confirm", json!({"action": "ship"})),
+        )
+        .await
+        .expect("call");
+        assert_eq!(text(&result), "ship: done", "{negotiation}: {result:?}");
+        bounded(10, "close", client.close()).await;
+    }
 }

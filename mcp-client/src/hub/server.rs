@@ -318,6 +318,9 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
     if let Some(info) = &options.client_info {
         client_options = client_options.with_client_info(info.clone());
     }
+    if let Some(elicit) = options.elicitation.clone() {
+        client_options = client_options.with_elicitation(move |params| elicit(params));
+    }
     let show = |e: ClientError| e.to_string();
     match &config.transport {
         TransportConfig::Stdio {
