@@ -539,6 +539,23 @@ async fn http_auto_falls_back_to_2025_servers() {
         );
         bounded(10, "close", client.close()).await;
     }
+    // The legacy SSE transport itself refuses the 2026-07-28 probe, so auto takes `initialize`.
+    let sse = http::LegacySseTransport::connect(HttpClientConfig::new(ts.url("/sse")))
+        .await
+        .expect("the SSE endpoint");
+    let client = bounded(
+        30,
+        "connect",
+        Client::connect(sse, options(Negotiation::Auto)),
+    )
+    .await
+    .expect("connects over legacy SSE");
+    assert_eq!(client.era(), Era::Legacy);
+    assert_eq!(
+        call_text(&client, "add", json!({"a": 1, "b": 2})).await,
+        "3"
+    );
+    bounded(10, "close", client.close()).await;
     ts.stop().await;
     py.stop().await;
 }
