@@ -89,21 +89,6 @@ pub enum ClientError {
         /// Why the input could not be given.
         reason: String,
     },
-    /// The method does not exist in the era this server speaks (a 2025-only method on a
-    /// 2026-07-28 server, say).
-    #[error(
-        "server {server}: {method} does not exist in the {era} era this server speaks; {hint}"
-    )]
-    NotInEra {
-        /// The server's name.
-        server: String,
-        /// The method.
-        method: String,
-        /// The server's era.
-        era: crate::era::Era,
-        /// What to do instead.
-        hint: String,
-    },
     /// The server kept dying; the restart policy gave up.
     #[error("server {server}: gave up after {restarts} restarts in a row; last failure: {last}")]
     CrashLoop {
@@ -148,7 +133,6 @@ impl ClientError {
             | ClientError::ModernRefused { server, .. }
             | ClientError::InvalidResult { server, .. }
             | ClientError::InputRequired { server, .. }
-            | ClientError::NotInEra { server, .. }
             | ClientError::CrashLoop { server, .. } => server,
         }
     }

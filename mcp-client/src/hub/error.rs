@@ -107,8 +107,7 @@ impl HubError {
                 | ClientError::TooManyPages { .. }
                 | ClientError::ModernRefused { .. }
                 | ClientError::InvalidResult { .. }
-                | ClientError::InputRequired { .. }
-                | ClientError::NotInEra { .. } => ErrorKind::Protocol,
+                | ClientError::InputRequired { .. } => ErrorKind::Protocol,
                 ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }
