@@ -12,7 +12,7 @@ use std::time::Duration;
 use mcp_client::http::{
     self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
 };
-use mcp_client::{CallOptions, Client, ClientError, ClientOptions, ServerEvent};
+use mcp_client::{CallOptions, Client, ClientError, ClientOptions, Negotiation, ServerEvent};
 use mcp_proto::schema::CallToolResult;
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::{Context, LoggingLevel, Server, Tool};
@@ -128,13 +128,15 @@ async fn pump(
     let _ = to.shutdown().await;
 }
 
+/// The 2025 era: these tests check its sessions, streams and resumption, and our server also
+/// serves 2026-07-28, which `auto` would pick.
+fn legacy() -> ClientOptions {
+    ClientOptions::new().with_negotiation(Negotiation::Legacy)
+}
+
 async fn connect_streamable(config: HttpClientConfig) -> Result<Client, ClientError> {
     let transport = StreamableHttpTransport::new(config).expect("valid client config");
-    bounded(
-        "handshake",
-        Client::connect(transport, ClientOptions::new()),
-    )
-    .await
+    bounded("handshake", Client::connect(transport, legacy())).await
 }
 
 fn text(result: &CallToolResult) -> String {
@@ -265,12 +267,9 @@ async fn legacy_sse_direct() {
     .await
     .expect("endpoint event");
     assert!(transport.endpoint().path().starts_with("/messages"));
-    let client = bounded(
-        "handshake",
-        Client::connect(transport, ClientOptions::new()),
-    )
-    .await
-    .expect("handshake");
+    let client = bounded("handshake", Client::connect(transport, legacy()))
+        .await
+        .expect("handshake");
     exercise(&client).await;
     let count = Arc::new(Mutex::new(0usize));
     let sink = count.clone();
@@ -301,12 +300,9 @@ async fn auto_falls_back_to_legacy_sse() {
         .await
         .expect("auto transport");
     let flavor = transport.flavor();
-    let client = bounded(
-        "handshake",
-        Client::connect(transport, ClientOptions::new()),
-    )
-    .await
-    .expect("handshake after fallback");
+    let client = bounded("handshake", Client::connect(transport, legacy()))
+        .await
+        .expect("handshake after fallback");
     assert_eq!(flavor.get(), Some(HttpFlavor::LegacySse));
     exercise(&client).await;
     let sent = tap.sent();
@@ -327,12 +323,9 @@ async fn auto_picks_streamable_when_available() {
         .await
         .expect("auto transport");
     let flavor = transport.flavor();
-    let client = bounded(
-        "handshake",
-        Client::connect(transport, ClientOptions::new()),
-    )
-    .await
-    .expect("handshake");
+    let client = bounded("handshake", Client::connect(transport, legacy()))
+        .await
+        .expect("handshake");
     assert_eq!(flavor.get(), Some(HttpFlavor::Streamable));
     exercise(&client).await;
     bounded("close", client.close()).await;
