@@ -1,6 +1,7 @@
-//! MCP over HTTP on hyper 1.x: Streamable HTTP (2025-03-26 … 2025-11-25) at one endpoint
-//! (default `/mcp`), and the legacy HTTP+SSE transport (2024-11-05) at `/sse` + `/messages`,
-//! both on one port.
+//! MCP over HTTP on hyper 1.x: Streamable HTTP (2025-03-26 … 2025-11-25 with sessions, and
+//! 2026-07-28 POSTs served statelessly beside them, see `modern`) at one endpoint (default
+//! `/mcp`), and the legacy HTTP+SSE transport (2024-11-05) at `/sse` + `/messages`, all on one
+//! port.
 //!
 //! The HTTP layer knows nothing of what the server does: for every new session it calls a
 //! [`SessionFactory`] with an [`HttpSessionTransport`], and whatever runs on that transport
