@@ -35,6 +35,7 @@ options:
   --slow-tool NAME            the tool used for cancellation and concurrency cases
   --progress-tool NAME        the tool used for progress cases (default: the slow tool)
   --call NAME=JSON            sample arguments for calling tool NAME
+  --input-tool NAME           the tool that asks for input (2026-07-28 input_required cases)
   --header 'Name: value'      an HTTP header for http/sse targets (repeatable)
   --list                      print the cases and exit
   -h, --help                  this text
@@ -121,6 +122,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Er
             }
             "--slow-tool" => args.config.slow_tool = Some(value("--slow-tool")?),
             "--progress-tool" => args.config.progress_tool = Some(value("--progress-tool")?),
+            "--input-tool" => args.config.input_tool = Some(value("--input-tool")?),
             "--call" => {
                 let v = value("--call")?;
                 let (name, json) = v
