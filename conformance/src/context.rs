@@ -33,6 +33,8 @@ pub struct Config {
     pub tool_args: BTreeMap<String, Value>,
     /// The tool used as the 2026-07-28 input-request (MRTR) fixture; auto-detected when `None`.
     pub input_tool: Option<String>,
+    /// The arguments the input-request fixture is called with (else `--call`, else its schema).
+    pub input_args: Option<Value>,
 }
 
 impl Default for Config {
@@ -45,6 +47,7 @@ impl Default for Config {
             progress_tool: None,
             tool_args: BTreeMap::new(),
             input_tool: None,
+            input_args: None,
         }
     }
 }

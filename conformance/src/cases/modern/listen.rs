@@ -1,8 +1,8 @@
 //! `subscriptions/listen` under 2026-07-28: the first message is
 //! `notifications/subscriptions/acknowledged`, every notification carries the subscription id
 //! (the listen request's id), and only the requested kinds arrive. When the server has a tool
-//! named `*trigger_tool_change*`, it is called on another connection to make the tool list
-//! change while the subscription listens to tools only.
+//! named `*trigger_tool_change*`, it is called on the same connection (a separate POST over
+//! HTTP) to make the tool list change while the subscription listens to tools only.
 
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use super::protocol::params_with;
 use super::{capability, discover, open, request, verdict, META_SUBSCRIPTION_ID, MODERN};
 use crate::case::{Case, CaseResult, Outcome};
 use crate::context::Ctx;
-use crate::driver::{Kind, Msg, Reply, Session};
+use crate::driver::{Kind, Reply, Session};
 use crate::error::Error;
 
 const SECTION: &str = "2026-07-28 basic/utilities/subscriptions";
@@ -60,32 +60,31 @@ fn subscription_id(params: &Value) -> Option<&Value> {
         .and_then(|m| m.get(META_SUBSCRIPTION_ID))
 }
 
-/// The notifications that arrive within `window`, ending early once `until` has arrived.
-async fn notifications(
+/// Pumps `session` until `method` has arrived or `window` passed, adding what was received to
+/// `seen` in order.
+async fn wait_for(
     session: &mut Session,
+    seen: &mut Vec<(String, Value)>,
+    method: &str,
     window: Duration,
-    until: Option<&str>,
-) -> Result<Vec<(String, Value)>, Error> {
+) -> Result<(), Error> {
     let deadline = Instant::now() + window;
-    let mut seen = Vec::new();
-    while let Some(msg) = session.pump(deadline).await? {
-        if let Msg::Notification { method, params } = msg {
-            let done = until == Some(method.as_str());
-            if !method.is_empty() {
-                seen.push((method, params));
-            }
-            if done {
-                break;
-            }
+    loop {
+        seen.extend(session.take_notifications());
+        if seen.iter().any(|(m, _)| m == method) {
+            return Ok(());
+        }
+        if session.pump(deadline).await?.is_none() {
+            seen.extend(session.take_notifications());
+            return Ok(());
         }
     }
-    Ok(seen)
 }
 
-/// Calls the tool that changes the tool list, on a connection of its own; false without one.
-async fn trigger_tool_change(cx: &mut Ctx) -> Result<bool, Error> {
-    let mut other = open(cx).await?;
-    let trigger = match request(&mut other, "tools/list", json!({})).await? {
+/// Calls the tool that changes the tool list (named `*trigger_tool_change*`) on `session`,
+/// while the listen request is open on it; false without one.
+async fn trigger_tool_change(session: &mut Session) -> Result<bool, Error> {
+    let trigger = match request(session, "tools/list", json!({})).await? {
         Reply::Result(list) => list
             .get("tools")
             .and_then(Value::as_array)
@@ -98,13 +97,12 @@ async fn trigger_tool_change(cx: &mut Ctx) -> Result<bool, Error> {
     };
     if let Some(name) = &trigger {
         request(
-            &mut other,
+            session,
             "tools/call",
             json!({"name": name, "arguments": {}}),
         )
         .await?;
     }
-    other.close().await;
     Ok(trigger.is_some())
 }
 
@@ -132,17 +130,12 @@ async fn listen(cx: &mut Ctx) -> CaseResult {
         .start_request("subscriptions/listen", Some(params))
         .await?;
     let startup = session.startup_timeout.max(session.timeout);
-    let mut seen = notifications(&mut session, startup, Some(ACKNOWLEDGED)).await?;
-    let triggered = tools_only && trigger_tool_change(cx).await?;
+    let mut seen = Vec::new();
+    wait_for(&mut session, &mut seen, ACKNOWLEDGED, startup).await?;
+    let triggered = tools_only && trigger_tool_change(&mut session).await?;
     if triggered {
-        seen.extend(
-            notifications(
-                &mut session,
-                TRIGGER_WINDOW,
-                Some("notifications/tools/list_changed"),
-            )
-            .await?,
-        );
+        let changed = "notifications/tools/list_changed";
+        wait_for(&mut session, &mut seen, changed, TRIGGER_WINDOW).await?;
     }
     // End it: notifications/cancelled on stdio; on HTTP closing the stream is the cancel.
     if matches!(cx.kind(), Kind::Stdio) {

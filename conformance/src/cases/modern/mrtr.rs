@@ -1,6 +1,7 @@
 //! Input requests under 2026-07-28 (MRTR): a tool that needs input answers `input_required`
 //! with `inputRequests` and/or a `requestState`; the client retries under a new id with
-//! `inputResponses` and the state echoed. The fixture is the tool named by `--input-tool`, else
+//! `inputResponses` and the state echoed. The fixture is the tool named by `--input-tool` (with
+//! its arguments when given as `NAME=JSON`), else
 //! the first of the tools named by `--call` or named like `*input_required*`/`*elicit*` that
 //! answers `input_required`.
 
@@ -70,6 +71,11 @@ struct Fixture {
 /// Arguments for `tool`: the `--call` sample, else values for its required properties.
 fn arguments(cx: &Ctx, tool: &Value) -> Option<Value> {
     let name = tool.get("name")?.as_str()?;
+    if cx.config.input_tool.as_deref() == Some(name) {
+        if let Some(args) = &cx.config.input_args {
+            return Some(args.clone());
+        }
+    }
     if let Some(args) = cx.config.tool_args.get(name) {
         return Some(args.clone());
     }
@@ -240,7 +246,7 @@ async fn with_fixture(cx: &mut Ctx) -> Result<Result<(Session, Fixture), Outcome
         None => {
             session.close().await;
             Ok(Err(Outcome::skip(
-                "no tool answered input_required (name one with --input-tool NAME and --call NAME=JSON)",
+                "no tool answered input_required (name one with --input-tool NAME=JSON)",
             )))
         }
     }
