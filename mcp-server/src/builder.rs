@@ -4,12 +4,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_proto::schema::{self, Icon, Implementation, LoggingLevel};
+use mcp_proto::schema::{self, CacheScope, Icon, Implementation, LoggingLevel};
 use serde_json::value::RawValue;
 
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
 use crate::error::ServerError;
 use crate::handler::Handler;
+use crate::modern::{CacheHint, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
@@ -25,6 +26,7 @@ pub struct ServerBuilder<S = ()> {
     options: ServerOptions,
     offers: Offers,
     on_roots_list_changed: Option<RootsHook>,
+    seal_key: Option<SealKey>,
     errors: Vec<String>,
     state: S,
 }
@@ -38,6 +40,7 @@ impl ServerBuilder {
             options: ServerOptions::default(),
             offers: Offers::default(),
             on_roots_list_changed: None,
+            seal_key: None,
             errors: Vec::new(),
             state: (),
         }
@@ -54,6 +57,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             options: self.options,
             offers: self.offers,
             on_roots_list_changed: self.on_roots_list_changed,
+            seal_key: self.seal_key,
             errors: self.errors,
             state,
         }
@@ -218,6 +222,21 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// The key that seals 2026-07-28 `requestState`s (HMAC-SHA-256). Give every replica of a
+    /// deployment the same key so a retry resumes on any of them; without one, a random key per
+    /// process is used. Use at least 32 random bytes.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.seal_key = Some(SealKey::new(key));
+        self
+    }
+
+    /// `ttlMs`/`cacheScope` of 2026-07-28 list, read and discover results (default: 0 ms,
+    /// private).
+    pub fn cache_hint(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.options.cache_hint = CacheHint::new(ttl_ms, scope);
+        self
+    }
+
     /// Called when a client sends `notifications/roots/list_changed`.
     pub fn on_roots_list_changed(mut self, hook: impl Fn() + Send + Sync + 'static) -> Self {
         self.on_roots_list_changed = Some(Arc::new(hook));
@@ -235,6 +254,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             self.options,
             self.offers,
             self.on_roots_list_changed,
+            self.seal_key,
         ))
     }
 

@@ -6,14 +6,23 @@
 use mcp_proto::peer::{PeerHandle, RequestContext, RequestOptions};
 use mcp_proto::schema::{
     ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
-    ElicitParams, ElicitResult, Implementation, IncludeContext, ListRoots, ListRootsResult,
-    LoggingLevel, LoggingMessage, LoggingMessageParams, Ping, ServerCapabilities,
+    ElicitParams, ElicitResult, Implementation, IncludeContext, InputRequest, InputResponse,
+    ListRoots, ListRootsResult, LoggingLevel, LoggingMessage, LoggingMessageParams, Ping,
+    ServerCapabilities,
 };
 use mcp_proto::{ProtocolVersion, RequestId};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ServerError;
+
+/// The client answered an input request with the wrong kind of result.
+fn wrong_answer(method: &str) -> ServerError {
+    ServerError::Rpc(mcp_proto::jsonrpc::ErrorObject::new(
+        mcp_proto::jsonrpc::error_codes::INVALID_PARAMS,
+        format!("inputResponses: the answer to a {method} input request has the wrong shape"),
+    ))
+}
 use crate::request_state::RequestState;
 use crate::server::Server;
 
@@ -147,13 +156,19 @@ impl Context {
 
     fn require(&self, feature: &str, capability: &str, declared: bool) -> Result<(), ServerError> {
         if declared {
-            Ok(())
-        } else {
-            Err(ServerError::ClientCapabilityMissing {
-                feature: feature.to_owned(),
-                capability: capability.to_owned(),
-            })
+            return Ok(());
         }
+        let missing = ServerError::ClientCapabilityMissing {
+            feature: feature.to_owned(),
+            capability: capability.to_owned(),
+        };
+        if self.is_modern() {
+            // A protocol error (-32021) under 2026-07-28, also from inside a tool handler.
+            return Err(ServerError::Rpc(
+                missing.to_error_object(Some(self.protocol_version())),
+            ));
+        }
+        Err(missing)
     }
 
     /// Asks the client's model for a message (`sampling/createMessage`). Refused locally when
@@ -187,6 +202,15 @@ impl Context {
             let context = sampling.is_some_and(|s| s.context.is_some());
             self.require("sampling with includeContext", "sampling.context", context)?;
         }
+        if self.is_modern() {
+            return match self
+                .input("sample", InputRequest::CreateMessage(params))
+                .await?
+            {
+                InputResponse::Sampling(result) => Ok(result),
+                _ => Err(wrong_answer("sampling/createMessage")),
+            };
+        }
         Ok(self
             .request
             .request_with::<CreateMessage>(&params, options)
@@ -199,6 +223,12 @@ impl Context {
             .client_capabilities()
             .is_some_and(|c| c.roots.is_some());
         self.require("roots/list", "roots", declared)?;
+        if self.is_modern() {
+            return match self.input("roots", InputRequest::ListRoots(None)).await? {
+                InputResponse::Roots(result) => Ok(result),
+                _ => Err(wrong_answer("roots/list")),
+            };
+        }
         Ok(self
             .request
             .request::<ListRoots>(&Default::default())
@@ -228,7 +258,34 @@ impl Context {
                 )?;
             }
         }
+        if self.is_modern() {
+            return match self.input("elicit", InputRequest::Elicit(params)).await? {
+                InputResponse::Elicitation(result) => Ok(result),
+                _ => Err(wrong_answer("elicitation/create")),
+            };
+        }
         Ok(self.request.request::<Elicit>(&params).await?)
+    }
+
+    /// Whether this request is served under the 2026-07-28 era (input through MRTR, no
+    /// server-to-client requests).
+    fn is_modern(&self) -> bool {
+        self.protocol_version().is_stateless_era()
+    }
+
+    /// Under 2026-07-28: the client's answer to this input request when the retried request
+    /// carries it; otherwise the request is recorded and this never returns (the handler is
+    /// dropped here and the request answered `input_required`; see the crate docs on MRTR).
+    async fn input(&self, kind: &str, request: InputRequest) -> Result<InputResponse, ServerError> {
+        let Some(round) = self.state.input() else {
+            return Err(ServerError::handler(format!(
+                "this request cannot ask the client for {kind} input under 2026-07-28: only tools/call, prompts/get and resources/read can"
+            )));
+        };
+        match round.answer_or_ask(kind, request)? {
+            Some(answer) => Ok(answer),
+            None => std::future::pending().await,
+        }
     }
 
     /// Tells the client that a URL-mode elicitation finished
@@ -237,6 +294,11 @@ impl Context {
         &self,
         elicitation_id: &str,
     ) -> Result<(), ServerError> {
+        if self.is_modern() {
+            return Err(ServerError::handler(
+                "notifications/elicitation/complete does not exist under 2026-07-28",
+            ));
+        }
         let params =
             mcp_proto::jsonrpc::to_raw(&serde_json::json!({ "elicitationId": elicitation_id }))
                 .map_err(ServerError::handler)?;
@@ -246,8 +308,13 @@ impl Context {
             .await?)
     }
 
-    /// Pings the client.
+    /// Pings the client (2025 era; 2026-07-28 has no ping).
     pub async fn ping(&self) -> Result<(), ServerError> {
+        if self.is_modern() {
+            return Err(ServerError::handler(
+                "ping does not exist under 2026-07-28: the server sends the client no requests",
+            ));
+        }
         self.request.request::<Ping>(&Default::default()).await?;
         Ok(())
     }

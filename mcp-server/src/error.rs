@@ -58,6 +58,18 @@ pub enum ServerError {
         /// The capability the client would have to declare (e.g. `sampling`).
         capability: String,
     },
+    /// A 2026-07-28 request named a protocol version this server does not serve per request.
+    #[error("Unsupported protocol version {requested:?}; this server supports {}", supported.join(", "))]
+    UnsupportedVersion {
+        /// The version the request named.
+        requested: String,
+        /// The per-request versions this server serves.
+        supported: Vec<String>,
+    },
+    /// An MRTR `requestState` that this server did not seal, was altered, has expired or
+    /// belongs to another request.
+    #[error("Invalid requestState: {0}")]
+    InvalidRequestState(String),
     /// A call to the client failed (timeout, cancellation, an error answer, a closed connection).
     #[error("{0}")]
     Peer(#[from] PeerError),
@@ -101,8 +113,22 @@ impl ServerError {
             ServerError::MethodNotFound(_) => {
                 ErrorObject::new(error_codes::METHOD_NOT_FOUND, message)
             }
-            ServerError::ClientCapabilityMissing { .. } => {
-                ErrorObject::new(error_codes::INVALID_REQUEST, message)
+            ServerError::ClientCapabilityMissing { capability, .. } => {
+                if version.is_some_and(ProtocolVersion::is_stateless_era) {
+                    ErrorObject::new(error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message).with_data(
+                        &serde_json::json!({ "requiredCapabilities": capability_object(capability) }),
+                    )
+                } else {
+                    ErrorObject::new(error_codes::INVALID_REQUEST, message)
+                }
+            }
+            ServerError::UnsupportedVersion {
+                requested,
+                supported,
+            } => ErrorObject::new(error_codes::UNSUPPORTED_PROTOCOL_VERSION, message)
+                .with_data(&serde_json::json!({ "supported": supported, "requested": requested })),
+            ServerError::InvalidRequestState(_) => {
+                ErrorObject::new(error_codes::INVALID_PARAMS, message)
             }
             ServerError::Peer(e) => match e.rpc_error() {
                 Some(error) => error.clone(),
@@ -112,6 +138,15 @@ impl ServerError {
             ServerError::Rpc(error) => error.clone(),
         }
     }
+}
+
+/// A dotted capability path (`sampling.tools`) as a `ClientCapabilities` object
+/// (`{"sampling":{"tools":{}}}`).
+fn capability_object(path: &str) -> serde_json::Value {
+    path.rsplit('.').fold(
+        serde_json::json!({}),
+        |inner, key| serde_json::json!({ key: inner }),
+    )
 }
 
 impl From<String> for ServerError {

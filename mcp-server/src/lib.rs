@@ -87,6 +87,45 @@
 //!     .await;
 //! # }
 //! ```
+//!
+//! ## Both protocol eras, on the same endpoints
+//!
+//! A server serves the 2025 era (an `initialize` handshake per connection or session) and the
+//! 2026-07-28 era (no handshake: each request names its version, the client's capabilities and
+//! info, and its log level in `params._meta`) side by side, chosen per request. Handlers never
+//! care which: [`Context`] reads what the request is served under from one place.
+//!
+//! - `server/discover` lists the per-request versions, capabilities and instructions. Every
+//!   2026-07-28 result carries `resultType` and the server's info in `_meta`; list, read and
+//!   discover results carry `ttlMs`/`cacheScope` ([`ServerBuilder::cache_hint`]; a resource's
+//!   read result may set its own with `schema::ModernResultFields::with_cache`).
+//! - `ping`, `logging/setLevel` and `resources/subscribe` do not exist under 2026-07-28 (-32601);
+//!   `subscriptions/listen` delivers list changes and resource updates instead. Log messages
+//!   go only to a request that asked for a level, at or above it.
+//! - [`ServerOptions::protocol_versions`] chooses the versions served; leave 2026-07-28 out to
+//!   serve the 2025 era only.
+//!
+//! ### Asking the client for input: one API, two eras
+//!
+//! [`Context::elicit`], [`Context::sample`] and [`Context::list_roots`] work in both eras.
+//! Under 2025 they are server-to-client requests. Under 2026-07-28 a server may not send
+//! requests, so `tools/call`, `prompts/get` and `resources/read` answer `input_required` (MRTR)
+//! and the client retries with the answers. The resumption model is **re-run with answers**:
+//!
+//! 1. Each ask gets a key from its place in the handler's run (`elicit-0`, `sample-1`, …).
+//! 2. If the request carries the answer under that key, the ask returns it at once.
+//! 3. Otherwise the ask is recorded and never returns: the handler's future is dropped there,
+//!    and the request is answered `input_required` with every recorded ask and a
+//!    `requestState`.
+//! 4. The retry runs the handler again from the start with all answers so far, so every ask
+//!    up to the next unanswered one returns at once.
+//!
+//! So: work before an ask runs again on each retry (keep it idempotent or cheap), and ask in
+//! the same order every run. Nothing is kept between rounds except the `requestState`, which
+//! holds the answers so far, the request it belongs to and an expiry, sealed with HMAC-SHA-256
+//! under the server's key ([`ServerBuilder::request_state_key`]). A forged, altered, expired
+//! or misplaced state is refused with -32602, and any replica with the same key resumes a
+//! request another one started. Asking for something the client did not declare is -32021.
 
 #![warn(missing_docs)]
 
@@ -98,6 +137,7 @@ mod derived_schema;
 mod error;
 mod handler;
 pub mod http;
+mod modern;
 mod pagination;
 mod prompt;
 mod request_state;
@@ -113,6 +153,7 @@ pub use completion::{complete_from, CompletionRequest, IntoCompletion};
 pub use context::{Context, ToolContext};
 pub use error::{ServerError, ToolError};
 pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, ToolArguments};
+pub use modern::CacheHint;
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 use mcp_proto::ProtocolVersion;
 
+use crate::modern::InputRound;
 use crate::session::Advertised;
 
 /// What the two sides agreed on: the version, and each side's capabilities and info.
@@ -31,6 +32,11 @@ pub(crate) struct LogLevel(AtomicU8);
 impl LogLevel {
     pub(crate) fn new(level: LoggingLevel) -> Self {
         LogLevel(AtomicU8::new(level_index(level)))
+    }
+
+    /// No messages at all: a 2026-07-28 request that named no `logLevel`.
+    pub(crate) fn off() -> Self {
+        LogLevel(AtomicU8::new(u8::MAX))
     }
 
     pub(crate) fn set(&self, level: LoggingLevel) {
@@ -55,6 +61,8 @@ fn level_index(level: LoggingLevel) -> u8 {
 pub(crate) struct RequestState {
     negotiated: Arc<Negotiated>,
     log_level: Arc<LogLevel>,
+    /// The input round of a 2026-07-28 request that may ask the client for input.
+    input: Option<Arc<InputRound>>,
 }
 
 impl RequestState {
@@ -63,7 +71,19 @@ impl RequestState {
         RequestState {
             negotiated,
             log_level,
+            input: None,
         }
+    }
+
+    /// The same state, able (with `Some`) to ask the client for input through MRTR.
+    pub(crate) fn with_input(mut self, input: Option<Arc<InputRound>>) -> Self {
+        self.input = input;
+        self
+    }
+
+    /// The input round, for a 2026-07-28 `tools/call`, `prompts/get` or `resources/read`.
+    pub(crate) fn input(&self) -> Option<&InputRound> {
+        self.input.as_deref()
     }
 
     pub(crate) fn version(&self) -> ProtocolVersion {
@@ -99,5 +119,6 @@ mod tests {
         assert!(!level.allows(LoggingLevel::Info));
         level.set(LoggingLevel::Debug);
         assert!(level.allows(LoggingLevel::Info));
+        assert!(!LogLevel::off().allows(LoggingLevel::Emergency));
     }
 }

@@ -19,6 +19,7 @@ use serde_json::value::RawValue;
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
 use crate::handler::Handler;
+use crate::modern::{CacheHint, ListenEvent, Listeners, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
@@ -51,8 +52,15 @@ pub struct ServerOptions {
     pub shutdown_grace: Duration,
     /// The least severe log level sent to a client that has not called `logging/setLevel`.
     pub default_log_level: LoggingLevel,
-    /// The protocol versions offered in `initialize`.
+    /// The protocol versions served: those of the 2025 era are offered in `initialize`, those
+    /// of the 2026-07-28 era are served per request and listed by `server/discover`. Leave
+    /// 2026-07-28 out to serve the 2025 era only.
     pub protocol_versions: Vec<ProtocolVersion>,
+    /// `ttlMs`/`cacheScope` of 2026-07-28 list, read and discover results (a resource's read
+    /// result may carry its own, set with `ModernResultFields::with_cache`).
+    pub cache_hint: CacheHint,
+    /// How long a sealed MRTR `requestState` stays valid (default 10 minutes).
+    pub input_state_ttl: Duration,
 }
 
 impl Default for ServerOptions {
@@ -63,7 +71,9 @@ impl Default for ServerOptions {
             max_concurrent_requests: 1024,
             shutdown_grace: Duration::from_secs(1),
             default_log_level: LoggingLevel::Info,
-            protocol_versions: ProtocolVersion::HANDSHAKE.to_vec(),
+            protocol_versions: ProtocolVersion::ALL.to_vec(),
+            cache_hint: CacheHint::default(),
+            input_state_ttl: Duration::from_secs(600),
         }
     }
 }
@@ -73,6 +83,14 @@ pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
 struct ServerInner {
     info: Implementation,
+    /// `info` as JSON, written into every 2026-07-28 result.
+    info_json: RawJson,
+    /// The configured versions of the 2025 era (offered in `initialize`), oldest first.
+    handshake_versions: Vec<ProtocolVersion>,
+    /// The configured versions of the 2026-07-28 era (served per request), oldest first.
+    modern_versions: Vec<ProtocolVersion>,
+    seal_key: SealKey,
+    listeners: Listeners,
     instructions: Option<String>,
     options: ServerOptions,
     offers: Offers,
@@ -108,9 +126,21 @@ impl Server {
         options: ServerOptions,
         offers: Offers,
         on_roots_list_changed: Option<RootsHook>,
+        seal_key: Option<SealKey>,
     ) -> Server {
+        let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
+        let mut versions = options.protocol_versions.clone();
+        versions.sort_unstable();
+        versions.dedup();
+        let (modern_versions, handshake_versions) =
+            versions.into_iter().partition(|v| v.is_stateless_era());
         Server {
             inner: Arc::new(ServerInner {
+                info_json,
+                handshake_versions,
+                modern_versions,
+                seal_key: seal_key.unwrap_or_else(SealKey::random),
+                listeners: Listeners::default(),
                 info,
                 instructions,
                 options,
@@ -136,12 +166,43 @@ impl Server {
         &self.inner.options
     }
 
+    /// The versions offered in `initialize` (never empty).
     pub(crate) fn versions(&self) -> &[ProtocolVersion] {
-        if self.inner.options.protocol_versions.is_empty() {
+        if self.inner.handshake_versions.is_empty() {
             &ProtocolVersion::HANDSHAKE
         } else {
-            &self.inner.options.protocol_versions
+            &self.inner.handshake_versions
         }
+    }
+
+    /// The versions served per request (2026-07-28 on); empty when only the 2025 era is served.
+    pub(crate) fn modern_versions(&self) -> &[ProtocolVersion] {
+        &self.inner.modern_versions
+    }
+
+    /// The server's info as JSON.
+    pub(crate) fn info_json(&self) -> &RawJson {
+        &self.inner.info_json
+    }
+
+    /// The server's instructions for the model.
+    pub(crate) fn instructions(&self) -> Option<&str> {
+        self.inner.instructions.as_deref()
+    }
+
+    /// The cache hint of 2026-07-28 list, read and discover results.
+    pub(crate) fn cache_hint(&self) -> CacheHint {
+        self.inner.options.cache_hint
+    }
+
+    /// The key MRTR request states are sealed with.
+    pub(crate) fn seal_key(&self) -> &SealKey {
+        &self.inner.seal_key
+    }
+
+    /// The open `subscriptions/listen` requests.
+    pub(crate) fn listeners(&self) -> &Listeners {
+        &self.inner.listeners
     }
 
     /// Serves one connection over any transport; returns at once with a handle to it.
@@ -328,6 +389,9 @@ impl Server {
             .collect();
         let params = jsonrpc::to_raw(&serde_json::json!({ "uri": uri })).ok();
         spawn_notify(targets, "notifications/resources/updated", params);
+        self.inner
+            .listeners
+            .publish(ListenEvent::ResourceUpdated(uri.into()));
     }
 
     /// Adds (or replaces) a prompt while the server runs.
@@ -373,6 +437,7 @@ impl Server {
             .filter_map(|s| s.peer().cloned())
             .collect();
         spawn_notify(targets, kind.method(), None);
+        self.inner.listeners.publish(ListenEvent::ListChanged(kind));
     }
 
     /// How many connections are being served.

@@ -8,10 +8,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
 use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
+use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{
-    CallTool, ClientCapabilities, Complete, GetPrompt, Implementation, Initialize,
+    CallTool, ClientCapabilities, Complete, Discover, GetPrompt, Implementation, Initialize,
     InitializeParams, ListPrompts, ListResourceTemplates, ListResources, ListTools, LoggingLevel,
-    Ping, ReadResource, RequestType, ServerCapabilities, SetLevel, Subscribe, Unsubscribe,
+    Ping, ReadResource, RequestType, ServerCapabilities, SetLevel, Subscribe, SubscriptionsListen,
+    Unsubscribe,
 };
 use mcp_proto::sync::lock;
 use mcp_proto::version::negotiate;
@@ -20,6 +22,7 @@ use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use crate::error::ServerError;
+use crate::modern;
 use crate::request_state::{LogLevel, Negotiated, RequestState};
 use crate::server::Server;
 
@@ -169,7 +172,9 @@ pub(crate) fn parse_params<T: DeserializeOwned>(
 
 /// The requests a server answers, each named by its request type's `METHOD`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Method {
+pub(crate) enum Method {
+    Discover,
+    Listen,
     Ping,
     Initialize,
     CallTool,
@@ -186,7 +191,9 @@ enum Method {
 }
 
 /// The method table: every request type the server answers, keyed by its `METHOD`.
-const METHODS: [(&str, Method); 13] = [
+const METHODS: [(&str, Method); 15] = [
+    (Discover::METHOD, Method::Discover),
+    (SubscriptionsListen::METHOD, Method::Listen),
     (Ping::METHOD, Method::Ping),
     (Initialize::METHOD, Method::Initialize),
     (CallTool::METHOD, Method::CallTool),
@@ -204,7 +211,7 @@ const METHODS: [(&str, Method); 13] = [
 
 impl Method {
     /// The request type named `method`, if the server answers it.
-    fn of(method: &str) -> Option<Method> {
+    pub(crate) fn of(method: &str) -> Option<Method> {
         METHODS
             .iter()
             .find(|(name, _)| *name == method)
@@ -212,9 +219,10 @@ impl Method {
     }
 
     /// Whether this connection was offered the capability the method belongs to.
-    fn offered(self, advertised: Advertised) -> bool {
+    pub(crate) fn offered(self, advertised: Advertised) -> bool {
         match self {
-            Method::Ping | Method::Initialize | Method::SetLevel => true,
+            Method::Ping | Method::Initialize | Method::SetLevel | Method::Discover => true,
+            Method::Listen => advertised.tools || advertised.resources || advertised.prompts,
             Method::CallTool | Method::ListTools => advertised.tools,
             Method::ListResources
             | Method::ListResourceTemplates
@@ -224,6 +232,24 @@ impl Method {
             Method::ListPrompts | Method::GetPrompt => advertised.prompts,
             Method::Complete => advertised.completions,
         }
+    }
+
+    /// Whether the method exists under 2026-07-28, which removed the handshake, `ping`,
+    /// `logging/setLevel` and resource subscriptions (replaced by `subscriptions/listen`).
+    pub(crate) fn exists_in_modern_era(self) -> bool {
+        !matches!(
+            self,
+            Method::Ping
+                | Method::Initialize
+                | Method::SetLevel
+                | Method::Subscribe
+                | Method::Unsubscribe
+        )
+    }
+
+    /// Whether the method exists only under 2026-07-28.
+    fn is_modern_only(self) -> bool {
+        matches!(self, Method::Discover | Method::Listen)
     }
 }
 
@@ -239,6 +265,14 @@ impl Session {
         match method {
             Some(Method::Ping) => return Ok(jsonrpc::empty_object()),
             Some(Method::Initialize) => return self.initialize(&request, rc.peer()),
+            Some(m) if m.is_modern_only() => {
+                return Err(ServerError::InvalidParams(format!(
+                    "{} is a 2026-07-28 request: params._meta must carry {} and {}",
+                    request.method,
+                    meta_keys::PROTOCOL_VERSION,
+                    meta_keys::CLIENT_CAPABILITIES
+                )))
+            }
             _ => {}
         }
         let Some(negotiated) = self.state.negotiated_when_ready().await else {
@@ -254,8 +288,10 @@ impl Session {
         let state = RequestState::new(negotiated, self.state.log_level.clone());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
-            // Answered before the lifecycle gate above; here only for exhaustiveness.
-            Method::Ping | Method::Initialize => Ok(jsonrpc::empty_object()),
+            // Answered or refused before the lifecycle gate above; here only for exhaustiveness.
+            Method::Ping | Method::Initialize | Method::Discover | Method::Listen => {
+                Ok(jsonrpc::empty_object())
+            }
             Method::CallTool => offers.tools.call(params, ctx(), version).await,
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
@@ -339,9 +375,19 @@ impl Handler for Session {
         ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
         // A panic in routing or a handler is caught by the peer, which still answers.
-        self.route(request, ctx)
-            .await
-            .map_err(|e| e.to_error_object(self.state.version()))
+        match modern::request_meta(&request) {
+            None => self
+                .route(request, ctx)
+                .await
+                .map_err(|e| e.to_error_object(self.state.version())),
+            Some(meta) => {
+                let served = match meta {
+                    Ok(meta) => modern::serve(&self.server, &request, ctx, meta).await,
+                    Err(e) => Err(e),
+                };
+                served.map_err(|e| e.to_error_object(Some(ProtocolVersion::V2026_07_28)))
+            }
+        }
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {

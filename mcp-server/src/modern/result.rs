@@ -1,0 +1,158 @@
+//! What every 2026-07-28 result carries besides its own fields: `resultType`, the server's info
+//! in `_meta`, and, on cacheable results, `ttlMs` and `cacheScope`. Written into the raw result
+//! without a `serde_json::Value` round trip when the result has no `_meta` or `resultType` of
+//! its own (the common case); merged field by field when it has.
+
+use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::schema::modern::meta_keys;
+use mcp_proto::schema::{CacheScope, JsonObject};
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::error::ServerError;
+
+/// How long and by whom a cacheable result may be cached (`ttlMs`, `cacheScope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// How long, in milliseconds, a client may reuse the result; 0 means immediately stale.
+    pub ttl_ms: u64,
+    /// Whether caches may share the result across users (`public`) or not (`private`).
+    pub scope: CacheScope,
+}
+
+impl CacheHint {
+    /// A hint of `ttl_ms` milliseconds for `scope`.
+    pub fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        CacheHint { ttl_ms, scope }
+    }
+
+    fn scope_str(self) -> &'static str {
+        match self.scope {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+impl Default for CacheHint {
+    /// Immediately stale and private: safe for any server until its author says otherwise.
+    fn default() -> Self {
+        CacheHint::new(0, CacheScope::Private)
+    }
+}
+
+/// `raw` as a complete 2026-07-28 result: with `resultType`, `serverInfo` (`server_info` is its
+/// JSON) and, when `cache` is given and the result has none of its own, `ttlMs`/`cacheScope`.
+pub(crate) fn complete(
+    raw: &RawValue,
+    server_info: &RawValue,
+    cache: Option<CacheHint>,
+) -> Result<RawJson, ServerError> {
+    let text = raw.get();
+    let plain = text.starts_with('{')
+        && !text.contains("\"_meta\"")
+        && !text.contains("\"resultType\"")
+        && !text.contains("\"ttlMs\"");
+    if plain {
+        let rest = text[1..].trim_start();
+        let mut out = String::with_capacity(text.len() + 160 + server_info.get().len());
+        out.push_str("{\"resultType\":\"complete\",");
+        if let Some(hint) = cache {
+            out.push_str("\"ttlMs\":");
+            out.push_str(&hint.ttl_ms.to_string());
+            out.push_str(",\"cacheScope\":\"");
+            out.push_str(hint.scope_str());
+            out.push_str("\",");
+        }
+        out.push_str("\"_meta\":{\"");
+        out.push_str(meta_keys::SERVER_INFO);
+        out.push_str("\":");
+        out.push_str(server_info.get());
+        out.push('}');
+        if !rest.starts_with('}') {
+            out.push(',');
+        }
+        out.push_str(rest);
+        return RawValue::from_string(out).map_err(ServerError::handler);
+    }
+    merged(text, server_info, cache)
+}
+
+/// The slow path: the result carries fields of its own that must be kept.
+fn merged(
+    text: &str,
+    server_info: &RawValue,
+    cache: Option<CacheHint>,
+) -> Result<RawJson, ServerError> {
+    let mut map: JsonObject = serde_json::from_str(text).map_err(|e| {
+        ServerError::handler(format!("a handler's result is not a JSON object: {e}"))
+    })?;
+    map.entry("resultType")
+        .or_insert_with(|| Value::String("complete".into()));
+    if let Some(hint) = cache {
+        if !map.contains_key("ttlMs") {
+            map.insert("ttlMs".into(), Value::from(hint.ttl_ms));
+        }
+        map.entry("cacheScope")
+            .or_insert_with(|| Value::String(hint.scope_str().into()));
+    }
+    let info: Value = serde_json::from_str(server_info.get()).map_err(ServerError::handler)?;
+    match map
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(JsonObject::new()))
+    {
+        Value::Object(meta) => {
+            meta.entry(meta_keys::SERVER_INFO).or_insert(info);
+        }
+        _ => {
+            return Err(ServerError::handler(
+                "a handler's result has a _meta that is not an object",
+            ))
+        }
+    }
+    jsonrpc::to_raw(&map).map_err(ServerError::handler)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn info() -> RawJson {
+        jsonrpc::to_raw(&json!({"name": "s", "version": "1"})).unwrap()
+    }
+
+    fn run(raw: Value, cache: Option<CacheHint>) -> Value {
+        let raw = jsonrpc::to_raw(&raw).unwrap();
+        serde_json::from_str(complete(&raw, &info(), cache).unwrap().get()).unwrap()
+    }
+
+    #[test]
+    fn plain_results_get_every_field() {
+        let hint = CacheHint::new(5000, CacheScope::Public);
+        assert_eq!(
+            run(json!({"tools": []}), Some(hint)),
+            json!({"resultType": "complete", "ttlMs": 5000, "cacheScope": "public",
+                   "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}},
+                   "tools": []})
+        );
+        assert_eq!(
+            run(json!({}), None),
+            json!({"resultType": "complete",
+                   "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
+        );
+    }
+
+    #[test]
+    fn own_fields_are_kept() {
+        let out = run(
+            json!({"contents": [], "ttlMs": 7, "_meta": {"x": 1}}),
+            Some(CacheHint::default()),
+        );
+        assert_eq!(out["ttlMs"], json!(7));
+        assert_eq!(out["cacheScope"], json!("private"));
+        assert_eq!(out["_meta"]["x"], json!(1));
+        assert_eq!(out["_meta"][meta_keys::SERVER_INFO]["name"], json!("s"));
+        assert_eq!(out["resultType"], json!("complete"));
+    }
+}
