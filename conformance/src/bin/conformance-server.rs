@@ -1,6 +1,7 @@
 //! The fixture server the official suite `@modelcontextprotocol/conformance` drives: every tool,
 //! resource, template and prompt its server scenarios use, over Streamable HTTP with sessions on
-//! 127.0.0.1 (`--port P`, default 3000), endpoint `/mcp`.
+//! 127.0.0.1 (`--port P`, default 3000), endpoint `/mcp`; `--stdio` serves the same fixtures on
+//! stdin/stdout instead (for `mcp-conformance stdio`).
 //!
 //! The 2026-07-28 scenarios (suite 0.2.0, requirement set `2026-07-28`) add the fixtures in
 //! [`input_tools`] and [`input_prompts`]: tools and a prompt that ask the client for input
@@ -768,27 +769,45 @@ fn server() -> Server {
     input_prompts(input_tools(prompts(resources(tools(builder))))).build()
 }
 
-/// The port from `--port P` (or `--port=P`); 3000 without one.
-fn port_from_args() -> Result<u16, String> {
+/// Where to serve: `--port P` (or `--port=P`; 3000 without one), or `--stdio`.
+enum Serve {
+    Http(u16),
+    Stdio,
+}
+
+fn serve_from_args() -> Result<Serve, String> {
     let mut args = std::env::args().skip(1);
-    let mut port = 3000;
+    let mut serve = Serve::Http(3000);
     while let Some(arg) = args.next() {
+        if arg == "--stdio" {
+            serve = Serve::Stdio;
+            continue;
+        }
         let value = match arg.strip_prefix("--port=") {
             Some(v) => v.to_owned(),
             None if arg == "--port" => args.next().ok_or("--port needs a value")?,
-            None => return Err(format!("unknown argument {arg:?}; usage: --port P")),
+            None => {
+                return Err(format!(
+                    "unknown argument {arg:?}; usage: --port P | --stdio"
+                ))
+            }
         };
-        port = value
+        let port = value
             .parse()
             .map_err(|_| format!("not a port number: {value:?}"))?;
+        serve = Serve::Http(port);
     }
-    Ok(port)
+    Ok(serve)
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let port = match port_from_args() {
-        Ok(port) => port,
+    let port = match serve_from_args() {
+        Ok(Serve::Http(port)) => port,
+        Ok(Serve::Stdio) => {
+            server().serve_stdio().await;
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("conformance-server: {e}");
             return ExitCode::from(2);
