@@ -494,9 +494,11 @@ impl RunningSession {
         self.state.negotiated().map(|n| &n.client_info)
     }
 
-    /// Sends a log message not tied to a request, subject to the client's log level.
+    /// Sends a log message not tied to a request, subject to the client's log level; only to
+    /// a client that initialized (a 2026-07-28 client gets log messages only with a request
+    /// that asked for them).
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) -> bool {
-        if !self.state.logs(level) {
+        if self.state.negotiated().is_none() || !self.state.logs(level) {
             return false;
         }
         let Ok(data) = serde_json::to_value(data) else {

@@ -884,6 +884,33 @@ pub static CITIES: &[City] = &[
         &["新加坡"],
     ),
     city(
+        "Springfield, Illinois",
+        "United States",
+        39.80,
+        -89.64,
+        "America/Chicago",
+        -6.0,
+        &["Springfield IL"],
+    ),
+    city(
+        "Springfield, Massachusetts",
+        "United States",
+        42.10,
+        -72.59,
+        "America/New_York",
+        -5.0,
+        &["Springfield MA"],
+    ),
+    city(
+        "Springfield, Missouri",
+        "United States",
+        37.21,
+        -93.29,
+        "America/Chicago",
+        -6.0,
+        &["Springfield MO"],
+    ),
+    city(
         "Stockholm",
         "Sweden",
         59.33,
@@ -1122,6 +1149,26 @@ pub fn find(name: &str) -> Option<&'static City> {
     index().get(&fold(name)).copied()
 }
 
+/// Names that mean several known cities, folded, with the cities they may mean.
+static AMBIGUOUS: &[(&str, &[&str])] = &[(
+    "springfield",
+    &[
+        "Springfield, Illinois",
+        "Springfield, Massachusetts",
+        "Springfield, Missouri",
+    ],
+)];
+
+/// The cities an ambiguous name may mean (`Springfield`), or `None` when it means at most one.
+pub fn ambiguous(name: &str) -> Option<Vec<&'static City>> {
+    if name.len() > MAX_NAME_BYTES {
+        return None;
+    }
+    let wanted = fold(name.trim());
+    let (_, names) = AMBIGUOUS.iter().find(|(folded, _)| *folded == wanted)?;
+    Some(names.iter().filter_map(|n| find(n)).collect())
+}
+
 /// The known cities closest in spelling to `name`, best first (for "did you mean").
 pub fn closest(name: &str, count: usize) -> Vec<&'static City> {
     if name.len() > MAX_NAME_BYTES {
@@ -1225,6 +1272,21 @@ mod tests {
             }
         }
         assert!(closest(&"x".repeat(MAX_NAME_BYTES + 1), 3).is_empty());
+    }
+
+    #[test]
+    fn ambiguous_names_list_every_city_they_may_mean() {
+        let springfields = ambiguous(" springfield ").unwrap_or_default();
+        assert_eq!(springfields.len(), 3);
+        assert!(springfields
+            .iter()
+            .all(|c| c.name.starts_with("Springfield, ")));
+        assert!(ambiguous("Shenzhen").is_none());
+        assert!(find("Springfield").is_none());
+        assert_eq!(
+            find("springfield mo").map(|c| c.name),
+            Some("Springfield, Missouri")
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use mcp_server::schema::{
-    GetPromptResult, PromptMessage, ReadResourceResult, TextResourceContents, ToolAnnotations,
+    ElicitAction, ElicitParams, GetPromptResult, PromptMessage, ReadResourceResult,
+    TextResourceContents, ToolAnnotations,
 };
 use mcp_server::schemars;
 use mcp_server::{
@@ -131,6 +132,9 @@ fn too_long(what: &str, text: &str) -> String {
 /// [`city_named`] for a tool: an unknown city is logged (its name cut short) and becomes the
 /// tool's error result.
 async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolError> {
+    if let Some(candidates) = cities::ambiguous(name) {
+        return which_city(name, &candidates, ctx).await;
+    }
     match city_named(name) {
         Ok(city) => Ok(city),
         Err(error) => {
@@ -142,6 +146,49 @@ async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static
             .await;
             Err(error.into())
         }
+    }
+}
+
+/// Asks the user which of `candidates` an ambiguous `name` meant, through elicitation: a
+/// server-to-client request under 2025, an `input_required` round under 2026-07-28 (the same
+/// call). A client that cannot ask its user gets the choices back as the tool's error.
+async fn which_city(
+    name: &str,
+    candidates: &[&'static City],
+    ctx: &Context,
+) -> Result<&'static City, ToolError> {
+    let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
+    let choose = || {
+        format!(
+            "{name:?} is ambiguous: it may mean {}. Call again with one of these names.",
+            names.join("; ")
+        )
+    };
+    let can_ask = ctx
+        .client_capabilities()
+        .is_some_and(|c| c.elicitation.is_some());
+    if !can_ask {
+        return Err(choose().into());
+    }
+    let schema = json!({
+        "type": "object",
+        "properties": {"city": {"type": "string", "title": "City", "enum": names}},
+        "required": ["city"]
+    });
+    let message = format!("There are several cities called {name}. Which one did you mean?");
+    let answer = ctx.elicit(ElicitParams::form(message, schema)).await?;
+    let chosen = answer
+        .content
+        .as_ref()
+        .and_then(|c| c.get("city"))
+        .and_then(Value::as_str);
+    match (answer.action, chosen) {
+        (ElicitAction::Accept, Some(chosen)) => candidates
+            .iter()
+            .find(|c| c.name == chosen)
+            .copied()
+            .ok_or_else(|| format!("{chosen:?} is not one of the choices. {}", choose()).into()),
+        _ => Err(choose().into()),
     }
 }
 
