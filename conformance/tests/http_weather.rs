@@ -4,9 +4,10 @@
 //! `completion.undeclared`, which does not apply to a server that declares completions.
 //!
 //! The 2026-07-28 cases (`modern.*`) are skipped while weather-server does not answer a modern
-//! `server/discover`; once it does (the dual-era server core), they must all pass on stdio and
-//! HTTP but those in [`EXPECTED_MODERN_SKIPS`], with `get_weather` for the ambiguous
-//! "Springfield" as the input-request fixture.
+//! `server/discover` on that transport; where it does, every one must pass, with `get_weather`
+//! for the ambiguous "Springfield" as the input-request fixture. The stdio run must speak
+//! 2026-07-28 (the dual-era core is on main); over HTTP the modern set joins once a modern POST
+//! is served.
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -18,17 +19,6 @@ use serde_json::Value;
 
 /// The one skip expected on weather-server: the case for servers without completions.
 const EXPECTED_SKIPS: &[&str] = &["completion.undeclared"];
-
-/// The modern cases that may skip on a weather-server that speaks 2026-07-28: `modern.listen`
-/// (its lists do not change), and the input-request cases until weather-server asks which
-/// Springfield was meant (then `get_weather` with "Springfield" answers `input_required` and
-/// these three must pass: take them out of this list).
-const EXPECTED_MODERN_SKIPS: &[&str] = &[
-    "modern.listen",
-    "modern.mrtr-round-trip",
-    "modern.mrtr-forged-state",
-    "modern.mrtr-undeclared-capability",
-];
 
 /// The input-request (MRTR) fixture: weather-server asks which Springfield was meant.
 const INPUT_TOOL: &str = r#"get_weather={"city":"Springfield"}"#;
@@ -160,7 +150,7 @@ fn check(kind: &str, code: Option<i32>, report: &Value) -> Vec<String> {
     for case in cases {
         let id = case["id"].as_str().expect("id").to_owned();
         let skip_ok = match id.starts_with("modern.") {
-            true => !modern || EXPECTED_MODERN_SKIPS.contains(&id.as_str()),
+            true => !modern,
             false => EXPECTED_SKIPS.contains(&id.as_str()),
         };
         match case["result"].as_str() {
@@ -186,7 +176,12 @@ fn weather_server_over_stdio_http_and_sse() {
     let server_path = weather_server();
     let stdio = server_path.to_string_lossy().into_owned();
     let (code, report) = run(&["--input-tool", INPUT_TOOL, "stdio", "--", &stdio]);
+    assert_eq!(
+        report["supportedVersions"][0], "2026-07-28",
+        "stdio: {report}"
+    );
     let stdio_ids = check("stdio", code, &report);
+    assert!(stdio_ids.iter().any(|id| id == "modern.mrtr-round-trip"));
     check_fixture_cases("stdio", &stdio_ids);
     assert!(!stdio_ids
         .iter()
