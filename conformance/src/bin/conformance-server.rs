@@ -478,9 +478,10 @@ fn refused(error: ServerError) -> ToolError {
     ToolError::protocol(error)
 }
 
+/// The suite wants this ask under the key `user_name` (and answers it without a requestState).
 async fn mrtr_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
     let name = ctx
-        .elicit(ask("What is your name?", "name", "string"))
+        .elicit_as("user_name", ask("What is your name?", "name", "string"))
         .await
         .map_err(refused)?;
     Ok(format!("Hello, {}!", answer(&name, "name")))
