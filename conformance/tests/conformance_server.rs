@@ -2,8 +2,9 @@
 //! fixture server on mcp-server's dual-era core: every modern case passes, the input-request
 //! (MRTR) cases on each of its input fixtures, and `modern.listen` with its list-change trigger.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -14,8 +15,8 @@ fn server() -> PathBuf {
     dir.join("conformance-server")
 }
 
-/// `mcp-conformance --format json --only modern --input-tool TOOL stdio -- conformance-server
-/// --stdio`, bounded; its exit status and report.
+/// `mcp-conformance --only modern --input-tool TOOL stdio -- conformance-server --stdio`,
+/// bounded; its exit status and JSON report.
 fn run(input_tool: &str) -> (Option<i32>, Value) {
     let server = server();
     assert!(
@@ -23,42 +24,17 @@ fn run(input_tool: &str) -> (Option<i32>, Value) {
         "{} is built with the tests",
         server.display()
     );
-    let child = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
-        .args([
-            "--format",
-            "json",
-            "--only",
-            "modern",
-            "--input-tool",
-            input_tool,
-        ])
-        .arg("stdio")
-        .arg("--")
-        .arg(&server)
-        .arg("--stdio")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mcp-conformance");
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let out = child.wait_with_output();
-        let _ = done_tx.send(());
-        out
-    });
-    if done_rx.recv_timeout(Duration::from_secs(180)).is_err() {
-        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-        panic!("mcp-conformance took over 180 s");
-    }
-    let out = waiter.join().expect("waiter").expect("output");
-    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON report ({e}): {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), report)
+    let args = [
+        "--only".to_owned(),
+        "modern".to_owned(),
+        "--input-tool".to_owned(),
+        input_tool.to_owned(),
+        "stdio".to_owned(),
+        "--".to_owned(),
+        server.to_string_lossy().into_owned(),
+        "--stdio".to_owned(),
+    ];
+    support::run_cli(&args, Duration::from_secs(180))
 }
 
 #[test]

@@ -9,6 +9,8 @@
 //! 2026-07-28 (the dual-era core is on main); over HTTP the modern set joins once a modern POST
 //! is served.
 
+mod support;
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -112,34 +114,8 @@ impl Drop for Server {
 
 /// Runs the runner with `args` (bounded) and returns its exit status and JSON report.
 fn run(args: &[&str]) -> (Option<i32>, Value) {
-    let child = Command::new(env!("CARGO_BIN_EXE_mcp-conformance"))
-        .arg("--format")
-        .arg("json")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start mcp-conformance");
-    let pid = child.id();
-    let (done_tx, done_rx) = std::sync::mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let out = child.wait_with_output();
-        let _ = done_tx.send(());
-        out
-    });
-    if done_rx.recv_timeout(Duration::from_secs(300)).is_err() {
-        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-        panic!("mcp-conformance {args:?} took over 300 s");
-    }
-    let out = waiter.join().expect("waiter").expect("output");
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "no JSON report ({e}): {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code(), report)
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    support::run_cli(&args, Duration::from_secs(300))
 }
 
 /// Checks a run: exit 0, nothing failed, only the expected skips; returns the case ids.

@@ -3,67 +3,18 @@
 //! handshake cases are skipped, not failed); with `--broken NAME` it gets one thing wrong, and
 //! exactly the cases for that behaviour fail.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
-use std::time::Duration;
+mod support;
 
-use conformance::context::Config;
-use conformance::driver::StdioTarget;
-use conformance::runner::{self, Filter, RunReport};
+use conformance::runner::RunReport;
 use conformance::Outcome;
+use support::{assert_failed, explain, failed, run_fixture};
 
 fn run(broken: Option<&str>) -> RunReport {
-    let mut args = vec![format!(
-        "{}/tests/fixtures/modern_server.py",
-        env!("CARGO_MANIFEST_DIR")
-    )];
-    if let Some(b) = broken {
-        args.push("--broken".into());
-        args.push(b.into());
-    }
-    let target = Arc::new(StdioTarget::new("python3", args));
-    let config = Config {
-        timeout: Duration::from_secs(3),
-        case_timeout: Duration::from_secs(30),
-        ..Config::default()
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    runtime
-        .block_on(runner::run(
-            target,
-            config,
-            &Filter::default(),
-            &conformance::cases::all(),
-        ))
-        .expect("the server starts")
-}
-
-fn failed(report: &RunReport) -> BTreeSet<&'static str> {
-    report
-        .cases
-        .iter()
-        .filter(|c| matches!(c.outcome, Outcome::Fail { .. }))
-        .map(|c| c.id)
-        .collect()
-}
-
-fn explain(report: &RunReport) -> String {
-    conformance::report::table(report, false)
+    run_fixture("modern_server.py", broken)
 }
 
 fn assert_fails(broken: &str, expected: &[&str]) {
-    let report = run(Some(broken));
-    let expected: BTreeSet<&str> = expected.iter().copied().collect();
-    assert_eq!(
-        failed(&report),
-        expected,
-        "--broken {broken}:\n{}",
-        explain(&report)
-    );
+    assert_failed(&run(Some(broken)), expected, &format!("--broken {broken}"));
 }
 
 #[test]

@@ -100,15 +100,7 @@ async fn with_progress(_: NoArgs, ctx: Context) -> String {
 async fn sampling(args: SamplingArgs, ctx: Context) -> ToolOutput {
     let params = CreateMessageParams::new(vec![SamplingMessage::user_text(args.prompt)], 100);
     match ctx.sample(params).await {
-        Ok(result) => {
-            let text: Vec<&str> = result
-                .content
-                .blocks()
-                .iter()
-                .filter_map(Content::as_text)
-                .collect();
-            ToolOutput::text(format!("LLM response: {}", text.join("")))
-        }
+        Ok(result) => ToolOutput::text(format!("LLM response: {}", sampled_text(&result))),
         Err(e) => ToolOutput::error(format!("Sampling failed: {e}")),
     }
 }

@@ -6,7 +6,7 @@
 use hyper::{Method, StatusCode};
 use serde_json::{json, Value};
 
-use super::protocol::{INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION};
+use super::protocol::{meta_with, INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION};
 use super::{capability, discover, meta, verdict, with_meta, META_VERSION, MODERN, VERSION};
 use crate::case::{Case, CaseResult, Outcome};
 use crate::context::Ctx;
@@ -271,10 +271,7 @@ async fn name_base64(cx: &mut Ctx) -> CaseResult {
 
 async fn error_statuses(cx: &mut Ctx) -> CaseResult {
     let mut problems = Vec::new();
-    let mut no_caps = meta(json!({}));
-    if let Some(object) = no_caps.as_object_mut() {
-        object.remove(super::META_CAPABILITIES);
-    }
+    let no_caps = meta_with(super::META_CAPABILITIES, None);
     let missing = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
         "params": {"_meta": no_caps}});
     let answer = post(cx, &missing, &[]).await?;
@@ -284,10 +281,7 @@ async fn error_statuses(cx: &mut Ctx) -> CaseResult {
         INVALID_PARAMS,
         "no clientCapabilities",
     ));
-    let mut future = meta(json!({}));
-    if let Some(object) = future.as_object_mut() {
-        object.insert(META_VERSION.into(), json!("2099-01-01"));
-    }
+    let future = meta_with(META_VERSION, Some(json!("2099-01-01")));
     let unsupported = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover",
         "params": {"_meta": future}});
     let answer = post(cx, &unsupported, &[]).await?;

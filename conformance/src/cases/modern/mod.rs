@@ -24,16 +24,11 @@ pub mod protocol;
 
 /// The version these cases speak.
 pub const VERSION: &str = "2026-07-28";
-/// The `_meta` key of the request's protocol version.
-pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// The `_meta` key of the client's capabilities.
-pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// The `_meta` key of the client's info.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// The `_meta` key of the server's info on results.
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-/// The `_meta` key that tags listen notifications with their subscription.
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+pub use mcp_proto::schema::modern::meta_keys::{
+    CLIENT_CAPABILITIES as META_CAPABILITIES, CLIENT_INFO as META_CLIENT_INFO,
+    PROTOCOL_VERSION as META_VERSION, SERVER_INFO as META_SERVER_INFO,
+    SUBSCRIPTION_ID as META_SUBSCRIPTION_ID,
+};
 
 /// The versions of every modern case.
 pub const MODERN: Versions = Versions::since(ProtocolVersion::V2026_07_28);

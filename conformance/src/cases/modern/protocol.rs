@@ -11,7 +11,7 @@ use super::{
 use crate::case::{Case, CaseResult, Outcome};
 use crate::cases::expect_code;
 use crate::context::Ctx;
-use crate::driver::Reply;
+use crate::driver::{Reply, Session};
 
 /// Error code: the requested protocol version is not supported.
 pub const UNSUPPORTED_VERSION: i64 = -32022;
@@ -169,100 +169,115 @@ fn list_methods(discover: &Value) -> Vec<&'static str> {
     methods
 }
 
-async fn server_info(cx: &mut Ctx) -> CaseResult {
+/// The results of every list method (and discover) on one fresh connection, left open for
+/// more requests; an error reply is a problem.
+struct Lists {
+    session: Session,
+    discover: Value,
+    results: Vec<(&'static str, Value)>,
+    problems: Vec<String>,
+}
+
+/// [`Lists`], or the skip for a target that does not speak 2026-07-28.
+async fn lists(cx: &mut Ctx) -> Result<Result<Lists, Outcome>, crate::error::Error> {
     let discover = match discover(cx).await? {
         Ok(d) => d,
-        Err(skip) => return Ok(skip),
+        Err(skip) => return Ok(Err(skip)),
     };
     let mut session = open(cx).await?;
+    let mut results = Vec::new();
     let mut problems = Vec::new();
     for method in list_methods(&discover) {
         match request(&mut session, method, json!({})).await? {
-            Reply::Result(result) => {
-                let info =
-                    result.pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")));
-                let named = info.is_some_and(|i| {
-                    i.get("name").is_some_and(Value::is_string)
-                        && i.get("version").is_some_and(Value::is_string)
-                });
-                if !named {
-                    problems.push(format!(
-                        "{method}: no serverInfo {{name, version}} in _meta"
-                    ));
-                }
-            }
+            Reply::Result(result) => results.push((method, result)),
             other => problems.push(format!("{method}: {}", other.describe())),
         }
     }
+    Ok(Ok(Lists {
+        session,
+        discover,
+        results,
+        problems,
+    }))
+}
+
+async fn server_info(cx: &mut Ctx) -> CaseResult {
+    let Lists {
+        session,
+        results,
+        mut problems,
+        ..
+    } = match lists(cx).await? {
+        Ok(lists) => lists,
+        Err(skip) => return Ok(skip),
+    };
     session.close().await;
+    let pointer = format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1"));
+    for (method, result) in results {
+        let named = result.pointer(&pointer).is_some_and(|i| {
+            i.get("name").is_some_and(Value::is_string)
+                && i.get("version").is_some_and(Value::is_string)
+        });
+        if !named {
+            problems.push(format!(
+                "{method}: no serverInfo {{name, version}} in _meta"
+            ));
+        }
+    }
     Ok(verdict("serverInfo in the _meta of every result", problems))
 }
 
-/// Sends server/discover with `meta` and expects `code`.
-async fn discover_with_meta(cx: &mut Ctx, meta: Value, code: i64, what: &str) -> CaseResult {
+/// The `_meta` of a modern request with `key` changed to `value` (removed when `None`).
+pub fn meta_with(key: &str, value: Option<Value>) -> Value {
+    let mut meta = meta(json!({}));
+    if let Some(object) = meta.as_object_mut() {
+        match value {
+            Some(v) => object.insert(key.to_owned(), v),
+            None => object.remove(key),
+        };
+    }
+    meta
+}
+
+/// The reply to a server/discover carrying `meta`, on a fresh connection.
+async fn discover_reply(cx: &mut Ctx, meta: Value) -> Result<Reply, crate::error::Error> {
     let mut session = open(cx).await?;
     let reply = session
         .first_request("server/discover", Some(json!({"_meta": meta})))
         .await;
     session.close().await;
-    Ok(expect_code(&reply?, code, what))
+    reply
 }
 
 async fn missing_version(cx: &mut Ctx) -> CaseResult {
-    let mut meta = meta(json!({}));
-    if let Some(object) = meta.as_object_mut() {
-        object.remove(META_VERSION);
-    }
-    discover_with_meta(
-        cx,
-        meta,
+    let reply = discover_reply(cx, meta_with(META_VERSION, None)).await?;
+    Ok(expect_code(
+        &reply,
         INVALID_PARAMS,
         "a request without protocolVersion",
-    )
-    .await
+    ))
 }
 
 async fn missing_capabilities(cx: &mut Ctx) -> CaseResult {
-    let mut meta = meta(json!({}));
-    if let Some(object) = meta.as_object_mut() {
-        object.remove(META_CAPABILITIES);
-    }
-    discover_with_meta(
-        cx,
-        meta,
+    let reply = discover_reply(cx, meta_with(META_CAPABILITIES, None)).await?;
+    Ok(expect_code(
+        &reply,
         INVALID_PARAMS,
         "a request without clientCapabilities",
-    )
-    .await
+    ))
 }
 
 async fn no_client_info(cx: &mut Ctx) -> CaseResult {
-    let mut meta = meta(json!({}));
-    if let Some(object) = meta.as_object_mut() {
-        object.remove(META_CLIENT_INFO);
-    }
-    let mut session = open(cx).await?;
-    let reply = session
-        .first_request("server/discover", Some(json!({"_meta": meta})))
-        .await;
-    session.close().await;
-    Ok(match reply? {
-        Reply::Result(_) => Outcome::Pass,
-        other => Outcome::fail("a server/discover result", other.describe()),
-    })
+    Ok(
+        match discover_reply(cx, meta_with(META_CLIENT_INFO, None)).await? {
+            Reply::Result(_) => Outcome::Pass,
+            other => Outcome::fail("a server/discover result", other.describe()),
+        },
+    )
 }
 
 async fn unsupported_version(cx: &mut Ctx) -> CaseResult {
-    let mut meta = meta(json!({}));
-    if let Some(object) = meta.as_object_mut() {
-        object.insert(META_VERSION.into(), json!(FUTURE_VERSION));
-    }
-    let mut session = open(cx).await?;
-    let reply = session
-        .first_request("server/discover", Some(json!({"_meta": meta})))
-        .await;
-    session.close().await;
-    let reply = reply?;
+    let reply = discover_reply(cx, meta_with(META_VERSION, Some(json!(FUTURE_VERSION)))).await?;
     let expected = "error -32022 with data.supported (listing 2026-07-28) and data.requested";
     let Reply::Error(error) = &reply else {
         return Ok(Outcome::fail(expected, reply.describe()));
@@ -289,19 +304,17 @@ async fn unsupported_version(cx: &mut Ctx) -> CaseResult {
 }
 
 async fn result_type(cx: &mut Ctx) -> CaseResult {
-    let discover = match discover(cx).await? {
-        Ok(d) => d,
+    let Lists {
+        mut session,
+        discover,
+        results,
+        mut problems,
+    } = match lists(cx).await? {
+        Ok(lists) => lists,
         Err(skip) => return Ok(skip),
     };
-    let mut session = open(cx).await?;
-    let mut problems = Vec::new();
-    for method in list_methods(&discover) {
-        match request(&mut session, method, json!({})).await? {
-            Reply::Result(result) => {
-                problems.extend(result_type_problem(&result, "complete", method));
-            }
-            other => problems.push(format!("{method}: {}", other.describe())),
-        }
+    for (method, result) in &results {
+        problems.extend(result_type_problem(result, "complete", method));
     }
     if capability(&discover, "completions").is_some() {
         // A completion of nothing in particular: a result or an error, but a result is typed.
@@ -322,25 +335,23 @@ async fn result_type(cx: &mut Ctx) -> CaseResult {
 }
 
 async fn cache_hints(cx: &mut Ctx) -> CaseResult {
-    let discover = match discover(cx).await? {
-        Ok(d) => d,
+    let Lists {
+        mut session,
+        results,
+        mut problems,
+        ..
+    } = match lists(cx).await? {
+        Ok(lists) => lists,
         Err(skip) => return Ok(skip),
     };
-    let mut session = open(cx).await?;
-    let mut problems = Vec::new();
     let mut first_resource = None;
-    for method in list_methods(&discover) {
-        match request(&mut session, method, json!({})).await? {
-            Reply::Result(result) => {
-                problems.extend(cache_problem(&result, method));
-                if method == "resources/list" {
-                    first_resource = result
-                        .pointer("/resources/0/uri")
-                        .and_then(Value::as_str)
-                        .map(str::to_owned);
-                }
-            }
-            other => problems.push(format!("{method}: {}", other.describe())),
+    for (method, result) in &results {
+        problems.extend(cache_problem(result, method));
+        if *method == "resources/list" {
+            first_resource = result
+                .pointer("/resources/0/uri")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
         }
     }
     if let Some(uri) = first_resource {
