@@ -6,6 +6,34 @@
 //! tools and prompts in step with the hub afterwards (a server's `list_changed`, a reload), so
 //! the proxy's own clients hear `list_changed` in turn. Resources are listed live on every
 //! `resources/list`.
+//!
+//! Eras are bridged both ways: the hub speaks to each server in its own era and the proxy
+//! serves both. A server's request for user input made while the proxy forwards a call
+//! (a 2026-07-28 `input_required`, answered in the calling task) is put to the proxy's own
+//! client through [`forward_elicitation`], in that client's era.
+
+tokio::task_local! {
+    /// The request of the proxy's client that the current task is forwarding.
+    static DOWNSTREAM: Context;
+}
+
+/// An elicitation handler for [`HubOptions::elicitation`](mcp_client::hub::HubOptions) that asks
+/// the proxy's client whose call is being forwarded (an `elicitation/create` to a 2025 client,
+/// an `input_required` to a 2026-07-28 one). Outside a forwarded call it declines.
+pub fn forward_elicitation() -> mcp_client::ElicitationHandler {
+    std::sync::Arc::new(|params| {
+        Box::pin(async move {
+            let Ok(ctx) = DOWNSTREAM.try_with(Context::clone) else {
+                return Ok(schema::ElicitResult::decline());
+            };
+            ctx.elicit(params).await.map_err(|e| {
+                mcp_proto::ErrorObject::internal(format!(
+                    "the proxy's client could not answer: {e}"
+                ))
+            })
+        })
+    })
+}
 
 use std::collections::BTreeSet;
 use std::future::Future;
@@ -88,10 +116,13 @@ fn tool_handler(
 ) -> impl Fn(Value, Context) -> ToolFuture + Send + Sync + 'static {
     let hub = hub.clone();
     let exposed = exposed.to_owned();
-    move |args: Value, _ctx: Context| {
+    move |args: Value, ctx: Context| {
         let hub = hub.clone();
         let exposed = exposed.clone();
-        Box::pin(async move { hub.call_tool_for_model(&exposed, args).await })
+        Box::pin(DOWNSTREAM.scope(
+            ctx,
+            async move { hub.call_tool_for_model(&exposed, args).await },
+        ))
     }
 }
 
@@ -109,15 +140,15 @@ fn prompt_handler(
     let hub = hub.clone();
     let server = server.to_owned();
     let raw = raw.to_owned();
-    move |args: PromptArguments, _ctx: Context| {
+    move |args: PromptArguments, ctx: Context| {
         let hub = hub.clone();
         let server = server.clone();
         let raw = raw.clone();
-        Box::pin(async move {
+        Box::pin(DOWNSTREAM.scope(ctx, async move {
             hub.get_prompt(&server, &raw, args)
                 .await
                 .map_err(ServerError::handler)
-        })
+        }))
     }
 }
 

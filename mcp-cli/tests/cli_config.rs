@@ -280,3 +280,42 @@ fn every_validation_message() {
     assert!(clamped.stderr.contains("outside 1..3600"), "{clamped:?}");
     assert_eq!(read(&path)["mcpServers"]["t"]["timeout"], 3600);
 }
+
+#[test]
+fn add_writes_the_protocol_mode() {
+    let home = scratch("protocol");
+    let path = file(&home, "mcp.json", json!({ "mcpServers": {} }));
+    let added = mcp(
+        &home,
+        &path,
+        &[
+            "add",
+            "m",
+            "--protocol",
+            "2026-07-28",
+            "https://example.com/mcp",
+        ],
+    );
+    assert_eq!(added.code, 0, "{added:?}");
+    let added = mcp(&home, &path, &["add", "a", "--", "weather-server"]);
+    assert_eq!(added.code, 0, "{added:?}");
+    let config = read(&path);
+    assert_eq!(config["mcpServers"]["m"]["protocol"], "2026-07-28");
+    assert!(
+        config["mcpServers"]["a"].get("protocol").is_none(),
+        "{config}"
+    );
+    let refused = mcp(
+        &home,
+        &path,
+        &[
+            "add",
+            "x",
+            "--protocol",
+            "modern",
+            "https://example.com/mcp",
+        ],
+    );
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("legacy"), "{refused:?}");
+}

@@ -51,7 +51,8 @@ fn servers_tools_and_call() {
         "weather",
         "stdio",
         "connected",
-        "2025-11-25",
+        // weather-server speaks both eras; `auto` finds the newer one.
+        "modern 2026-07-28",
         "tools 4",
         "resources 2",
         "prompts 1",

@@ -11,18 +11,24 @@ use mcp_proto::jsonrpc;
 use mcp_proto::peer::{Peer, PeerError, PeerHandle, PeerOptions, RequestOptions, Transport};
 use mcp_proto::schema::{
     CallTool, CallToolParams, CallToolResult, Complete, CompleteParams, CompleteResult, Cursor,
-    EmptyParams, GetPrompt, GetPromptParams, GetPromptResult, Implementation, Initialize,
-    InitializeParams, InitializeResult, Initialized, ListPrompts, ListResourceTemplates,
-    ListResources, ListTools, LoggingLevel, PaginatedParams, Ping, Prompt, ReadResource,
-    ReadResourceParams, ReadResourceResult, RequestType, Resource, ResourceTemplate,
-    ResourceUriParams, ServerCapabilities, SetLevel, SetLevelParams, Subscribe, Tool, Unsubscribe,
+    Discover, DiscoverResult, EmptyParams, GetPrompt, GetPromptParams, GetPromptResult,
+    Implementation, Initialize, InitializeParams, InitializeResult, Initialized, ListPrompts,
+    ListResourceTemplates, ListResources, ListTools, LoggingLevel, ModernResultFields,
+    PaginatedParams, Ping, Prompt, ReadResource, ReadResourceParams, ReadResourceResult,
+    RequestType, Resource, ResourceTemplate, ResourceUriParams, ServerCapabilities, SetLevel,
+    SetLevelParams, Subscribe, Tool, Unsubscribe,
 };
 use mcp_proto::version::{self, ProtocolVersion};
 use tokio::sync::{broadcast, watch};
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
+use crate::era::{classify_probe, Era, Negotiation, ProbeVerdict};
 use crate::error::ClientError;
 use crate::handler::{ClientHandler, ServerEvent};
+use crate::input::{InputRound, INPUT_METHODS, MAX_INPUT_ROUNDS};
+use crate::listen::{backoff, ListenState, MAX_LISTEN_FAILURES};
+use crate::modern::{self, ModernMeta};
 use crate::options::{clamp_timeout, CallOptions, ClientOptions};
 use crate::stderr_ring::StderrRing;
 use crate::stdio::{self, StdioServerConfig};
@@ -58,6 +64,21 @@ struct Inner {
     /// The session [`Client::close`] is closing, so [`Client::kill`] can still reach its child
     /// and a second `close` can wait for the first.
     closing_session: watch::Sender<Option<Arc<Session>>>,
+    /// The log level a 2026-07-28 request asks for in its `_meta` (set by
+    /// [`Client::set_logging_level`]; none means no log messages).
+    log_level: Mutex<Option<LoggingLevel>>,
+    /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
+    listen: Mutex<ListenState>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The listen task holds the session, not the client: end it with the client.
+        let listen = self.listen.get_mut().unwrap_or_else(|p| p.into_inner());
+        if let Some(running) = listen.running.take() {
+            running.cancel();
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -120,8 +141,18 @@ impl Drop for ClearOnDrop<'_> {
 pub struct Handshake {
     /// The negotiated protocol version.
     pub protocol_version: ProtocolVersion,
-    /// The server's answer to `initialize`.
+    /// The server's answer to `initialize`; under 2026-07-28, the same facts taken from its
+    /// answer to `server/discover` (version, capabilities, server info, instructions).
     pub result: InitializeResult,
+    /// The server's answer to `server/discover` (2026-07-28 only).
+    pub discover: Option<DiscoverResult>,
+}
+
+impl Handshake {
+    /// The era the server speaks with us.
+    pub fn era(&self) -> Era {
+        Era::of(self.protocol_version)
+    }
 }
 
 /// Result pages with items and a cursor, so one loop serves every `list_*` call.
@@ -159,14 +190,169 @@ fn peer_options(name: &str) -> PeerOptions {
     }
 }
 
-/// `initialize` then `notifications/initialized`; refuses a version we do not speak.
-async fn handshake(
+/// Chooses the era and version as `options.negotiation` says: a `server/discover` probe for
+/// auto (falling back to `initialize` unless the answer is a recognised modern error) and for a
+/// 2026-07-28 pin, `initialize` for legacy and older pins. The version found is remembered in
+/// the options' era cache.
+async fn negotiate(
     peer: &PeerHandle,
     name: &str,
     options: &ClientOptions,
     handler: &ClientHandler,
 ) -> Result<Handshake, ClientError> {
+    let remembered = options
+        .era_cache
+        .as_ref()
+        .and_then(|(cache, key)| cache.get(key));
+    let handshake = match options.negotiation {
+        Negotiation::Legacy => {
+            handshake(
+                peer,
+                name,
+                options,
+                handler,
+                options.protocol_version,
+                false,
+            )
+            .await?
+        }
+        Negotiation::Pin(version) if version.is_stateless_era() => {
+            let timeout = clamp_timeout(options.initialize_timeout);
+            match discover(peer, name, options, handler, version, timeout).await {
+                Ok(handshake) => handshake,
+                Err(e) => return Err(pinned_failure(name, version, e)),
+            }
+        }
+        Negotiation::Pin(version) => handshake(peer, name, options, handler, version, true).await?,
+        Negotiation::Auto => auto(peer, name, options, handler, remembered).await?,
+    };
+    if let Some((cache, key)) = &options.era_cache {
+        cache.set(key, handshake.protocol_version);
+    }
+    Ok(handshake)
+}
+
+/// The error of a failed probe under a 2026-07-28 pin: a -32022 names the versions offered.
+fn pinned_failure(name: &str, version: ProtocolVersion, error: PeerError) -> ClientError {
+    match classify_probe(&error, version) {
+        ProbeVerdict::ModernRefused(reason) => ClientError::ModernRefused {
+            server: name.to_owned(),
+            reason,
+        },
+        _ => ClientError::from_peer(name, error),
+    }
+}
+
+/// The auto mode: probe with `server/discover` (retrying once with a mutual modern version on
+/// -32022), else `initialize`. A server remembered as 2025-era is not probed.
+async fn auto(
+    peer: &PeerHandle,
+    name: &str,
+    options: &ClientOptions,
+    handler: &ClientHandler,
+    remembered: Option<ProtocolVersion>,
+) -> Result<Handshake, ClientError> {
     let offered = options.protocol_version;
+    if remembered.is_some_and(|v| !v.is_stateless_era()) {
+        return handshake(peer, name, options, handler, offered, false).await;
+    }
+    let mut asked = remembered.unwrap_or(ProtocolVersion::V2026_07_28);
+    // The probe is part of connecting: it never waits longer than the handshake would.
+    let timeout = clamp_timeout(options.discover_timeout.min(options.initialize_timeout));
+    for _ in 0..2 {
+        let error = match discover(peer, name, options, handler, asked, timeout).await {
+            Ok(handshake) => return Ok(handshake),
+            Err(error) => error,
+        };
+        if let PeerError::Closed(_) = error {
+            return Err(ClientError::from_peer(name, error));
+        }
+        match classify_probe(&error, asked) {
+            ProbeVerdict::RetryWith(version) => asked = version,
+            ProbeVerdict::ModernRefused(reason) => {
+                return Err(ClientError::ModernRefused {
+                    server: name.to_owned(),
+                    reason,
+                })
+            }
+            ProbeVerdict::Legacy => {
+                tracing::debug!(server = %name, "server/discover failed ({error}); using initialize");
+                break;
+            }
+        }
+    }
+    handshake(peer, name, options, handler, offered, false).await
+}
+
+/// A modern `server/discover` under `version`, bounded by `timeout`; on success the peer is set
+/// to that version and the answer is kept as the handshake.
+async fn discover(
+    peer: &PeerHandle,
+    name: &str,
+    options: &ClientOptions,
+    handler: &ClientHandler,
+    version: ProtocolVersion,
+    timeout: Duration,
+) -> Result<Handshake, PeerError> {
+    let meta = ModernMeta {
+        version,
+        capabilities: handler.capabilities(),
+        client_info: options.client_info.clone(),
+        log_level: None,
+    };
+    let encode = |detail: String| PeerError::Encode {
+        method: Discover::METHOD.into(),
+        detail,
+    };
+    let params = meta.apply(None).map_err(encode)?;
+    let params = jsonrpc::to_raw(&params).map_err(|e| encode(e.to_string()))?;
+    let request = RequestOptions {
+        timeout: Some(timeout),
+        ..Default::default()
+    };
+    let raw = peer
+        .request_raw(Discover::METHOD, Some(params), request)
+        .await?;
+    let decode = |detail: String| PeerError::Decode {
+        method: Discover::METHOD.into(),
+        detail,
+    };
+    let raw = match modern::classify(raw).map_err(decode)? {
+        modern::Answer::Complete(raw) => raw,
+        modern::Answer::InputRequired(_) => {
+            return Err(decode("server/discover may not ask for input".into()))
+        }
+    };
+    let result: DiscoverResult =
+        jsonrpc::from_object(raw.get()).map_err(|e| decode(e.to_string()))?;
+    let server_info = result
+        .meta
+        .as_ref()
+        .and_then(|m| m.get(mcp_proto::schema::modern::meta_keys::SERVER_INFO))
+        .and_then(|v| serde_json::from_value::<Implementation>(v.clone()).ok())
+        .unwrap_or_else(|| Implementation::new(name, ""));
+    let mut init =
+        InitializeResult::new(version.as_str(), result.capabilities.clone(), server_info);
+    init.instructions = result.instructions.clone();
+    peer.set_protocol_version(version);
+    tracing::debug!(server = %name, version = %version, "discovered a 2026-07-28 server");
+    Ok(Handshake {
+        protocol_version: version,
+        result: init,
+        discover: Some(result),
+    })
+}
+
+/// `initialize` then `notifications/initialized`; refuses a version we do not speak, and with
+/// `exact` any version but the one offered.
+async fn handshake(
+    peer: &PeerHandle,
+    name: &str,
+    options: &ClientOptions,
+    handler: &ClientHandler,
+    offered: ProtocolVersion,
+    exact: bool,
+) -> Result<Handshake, ClientError> {
     let params = InitializeParams::new(
         offered.as_str(),
         handler.capabilities(),
@@ -191,15 +377,19 @@ async fn handshake(
             ));
         }
     };
-    let version =
-        version::accept(&result.protocol_version, &ProtocolVersion::HANDSHAKE).map_err(|e| {
-            ClientError::UnsupportedVersion {
-                server: name.to_owned(),
-                offered: offered.as_str().to_owned(),
-                answered: e.requested,
-                supported: e.supported,
-            }
-        })?;
+    let accepted: &[ProtocolVersion] = if exact {
+        std::slice::from_ref(&offered)
+    } else {
+        &ProtocolVersion::HANDSHAKE
+    };
+    let version = version::accept(&result.protocol_version, accepted).map_err(|e| {
+        ClientError::UnsupportedVersion {
+            server: name.to_owned(),
+            offered: offered.as_str().to_owned(),
+            answered: e.requested,
+            supported: e.supported,
+        }
+    })?;
     peer.set_protocol_version(version);
     peer.notify::<Initialized>(&EmptyParams::default())
         .await
@@ -208,6 +398,7 @@ async fn handshake(
     Ok(Handshake {
         protocol_version: version,
         result,
+        discover: None,
     })
 }
 
@@ -221,7 +412,7 @@ async fn open<T: Transport>(
 ) -> Result<(Session, Handshake), ClientError> {
     let peer = Peer::start(transport, handler.clone(), peer_options(name));
     let session = Session { peer, child };
-    match handshake(&session.peer, name, options, handler).await {
+    match negotiate(&session.peer, name, options, handler).await {
         Ok(handshake) => Ok((session, handshake)),
         Err(e) => {
             session.shutdown().await;
@@ -238,7 +429,27 @@ async fn open_stdio(
     handler: &Arc<ClientHandler>,
 ) -> Result<(Session, Handshake), ClientError> {
     let (transport, child) = stdio::spawn(config, name, ring)?;
-    open(transport, Some(child), name, options, handler).await
+    let opened = open(transport, Some(child), name, options, handler).await;
+    // A 2025-era server that hangs up on the `server/discover` probe is started again and
+    // spoken to with `initialize` only.
+    let probe_closed = matches!(
+        &opened,
+        Err(ClientError::Peer {
+            error: PeerError::Closed(_),
+            ..
+        })
+    );
+    if probe_closed && options.negotiation == Negotiation::Auto {
+        tracing::info!(server = %name, "the server closed on server/discover; starting it again for initialize");
+        let legacy = options.clone().with_negotiation(Negotiation::Legacy);
+        let (transport, child) = stdio::spawn(config, name, ring)?;
+        let opened = open(transport, Some(child), name, &legacy, handler).await?;
+        if let Some((cache, key)) = &options.era_cache {
+            cache.set(key, opened.1.protocol_version);
+        }
+        return Ok(opened);
+    }
+    opened
 }
 
 impl Client {
@@ -312,6 +523,8 @@ impl Client {
                 stdio,
                 closing: AtomicBool::new(false),
                 closing_session: watch::Sender::new(None),
+                log_level: Mutex::new(None),
+                listen: Mutex::new(ListenState::default()),
             }),
         }
     }
@@ -335,6 +548,11 @@ impl Client {
         self.handshake().protocol_version
     }
 
+    /// The era the server speaks with us: 2025 (`initialize`) or 2026-07-28 (stateless).
+    pub fn era(&self) -> Era {
+        self.handshake().era()
+    }
+
     /// The server's name and version.
     pub fn server_info(&self) -> Implementation {
         self.handshake().result.server_info.clone()
@@ -353,8 +571,66 @@ impl Client {
     /// Receives the server's notifications (logging, list changes, resource updates, progress)
     /// and restarts. A receiver that falls more than `notification_capacity` behind loses the
     /// oldest events (it sees `RecvError::Lagged`).
+    /// Under 2026-07-28 this opens a `subscriptions/listen` for the list changes the server
+    /// advertises, so the same events arrive in both eras.
     pub fn notifications(&self) -> broadcast::Receiver<ServerEvent> {
-        self.inner.handler.subscribe()
+        let receiver = self.inner.handler.subscribe();
+        if self.era() == Era::Modern {
+            self.relisten(false);
+        }
+        receiver
+    }
+
+    /// Starts the listen task (or, with `restart`, replaces the running one so a changed set of
+    /// subscriptions takes effect).
+    fn relisten(&self, restart: bool) {
+        let mut listen = self.inner.listen.lock().unwrap_or_else(|p| p.into_inner());
+        if listen.running.is_some() && !restart {
+            return;
+        }
+        if let Some(old) = listen.running.take() {
+            old.cancel();
+        }
+        let Some(filter) = listen.filter(&self.server_capabilities()) else {
+            return;
+        };
+        let stop = CancellationToken::new();
+        listen.running = Some(stop.clone());
+        let params = serde_json::json!({ "notifications": filter });
+        tokio::spawn(listen_loop(Arc::downgrade(&self.inner), stop, params));
+    }
+
+    /// Changes the subscribed URIs with `change` and, when it changed something, opens a new
+    /// listen with them.
+    fn change_subscription(
+        &self,
+        change: impl FnOnce(&mut std::collections::BTreeSet<String>) -> bool,
+    ) {
+        let changed = change(
+            &mut self
+                .inner
+                .listen
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .uris,
+        );
+        if changed {
+            self.relisten(true);
+        }
+    }
+
+    /// The `_meta` of this client's 2026-07-28 requests under `version`.
+    fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
+        ModernMeta {
+            version,
+            capabilities: self.inner.handler.capabilities(),
+            client_info: self.inner.options.client_info.clone(),
+            log_level: *self
+                .inner
+                .log_level
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        }
     }
 
     /// The recent stderr of a stdio server (up to 16 KiB by default); `None` for other transports.
@@ -439,18 +715,117 @@ impl Client {
     }
 
     /// Sends any typed request with per-call options; the other calls are shorthands for it.
+    /// Under 2026-07-28 the request carries the era's `_meta`, the answer's `resultType` is
+    /// checked, and `input_required` answers are followed (see [`MAX_INPUT_ROUNDS`]).
     pub async fn send<R: RequestType>(
         &self,
         params: &R::Params,
         options: CallOptions,
     ) -> Result<R::Result, ClientError> {
         let session = self.session(R::METHOD).await?;
+        if let Some(version) = modern_version(&session) {
+            let params =
+                serde_json::to_value(params).map_err(|e| self.encode_error(R::METHOD, e))?;
+            let raw = self
+                .call_modern(&session, version, R::METHOD, Some(params), options)
+                .await?;
+            return jsonrpc::from_object(raw.get()).map_err(|e| {
+                ClientError::from_peer(
+                    &self.inner.name,
+                    PeerError::Decode {
+                        method: R::METHOD.to_owned(),
+                        detail: e.to_string(),
+                    },
+                )
+            });
+        }
         let request = options.to_request_options(self.inner.options.request_timeout);
         session
             .peer
             .request_with::<R>(params, request)
             .await
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))
+    }
+
+    fn encode_error(&self, method: &str, e: impl std::fmt::Display) -> ClientError {
+        ClientError::from_peer(
+            &self.inner.name,
+            PeerError::Encode {
+                method: method.to_owned(),
+                detail: e.to_string(),
+            },
+        )
+    }
+
+    /// One 2026-07-28 call: `_meta` added, `resultType` checked, and `input_required` answered
+    /// with the client's handlers and retried (new id, `inputResponses`, `requestState` echoed),
+    /// at most [`MAX_INPUT_ROUNDS`] times.
+    async fn call_modern(
+        &self,
+        session: &Session,
+        version: ProtocolVersion,
+        method: &str,
+        params: Option<serde_json::Value>,
+        options: CallOptions,
+    ) -> Result<jsonrpc::RawJson, ClientError> {
+        let name = &self.inner.name;
+        let meta = self.modern_meta(version);
+        let original = match params {
+            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+            Some(serde_json::Value::Object(map)) => map,
+            Some(other) => {
+                return Err(
+                    self.encode_error(method, format!("params must be an object, got {other}"))
+                )
+            }
+        };
+        let mut params = serde_json::Value::Object(original.clone());
+        for round in 0..=MAX_INPUT_ROUNDS {
+            let with_meta = meta
+                .apply(Some(params))
+                .map_err(|e| self.encode_error(method, e))?;
+            let raw = jsonrpc::to_raw(&with_meta).map_err(|e| self.encode_error(method, e))?;
+            let request = options.to_request_options(self.inner.options.request_timeout);
+            let answer = session
+                .peer
+                .request_raw(method, Some(raw), request)
+                .await
+                .map_err(|e| ClientError::from_peer(name, e))?;
+            let invalid = |reason: String| ClientError::InvalidResult {
+                server: name.clone(),
+                method: method.to_owned(),
+                reason,
+            };
+            let input_error = |reason: String| ClientError::InputRequired {
+                server: name.clone(),
+                method: method.to_owned(),
+                reason,
+            };
+            let asked = match modern::classify(answer).map_err(invalid)? {
+                modern::Answer::Complete(raw) => return Ok(raw),
+                modern::Answer::InputRequired(asked) => asked,
+            };
+            if !INPUT_METHODS.contains(&method) {
+                return Err(invalid(format!(
+                    "input_required, which only {} may answer",
+                    INPUT_METHODS.join(", ")
+                )));
+            }
+            if round == MAX_INPUT_ROUNDS {
+                return Err(input_error(format!(
+                    "the server still asked for input after {MAX_INPUT_ROUNDS} rounds; gave up"
+                )));
+            }
+            let input = InputRound::parse(asked).map_err(invalid)?;
+            let responses = input
+                .answer(&self.inner.options.callbacks)
+                .await
+                .map_err(input_error)?;
+            params = input
+                .retry_params(&original, &responses)
+                .map_err(|e| self.encode_error(method, e))?;
+        }
+        unreachable!("the loop returns on its last round")
     }
 
     /// Sends any request by method name with JSON params, for methods we have no type for.
@@ -469,17 +844,22 @@ impl Client {
                 },
             )
         };
-        let params = params
-            .map(|p| jsonrpc::to_raw(&p))
-            .transpose()
-            .map_err(encode)?;
         let session = self.session(method).await?;
-        let request = options.to_request_options(self.inner.options.request_timeout);
-        let raw = session
-            .peer
-            .request_raw(method, params, request)
-            .await
-            .map_err(|e| ClientError::from_peer(&self.inner.name, e))?;
+        let raw = if let Some(version) = modern_version(&session) {
+            self.call_modern(&session, version, method, params, options)
+                .await?
+        } else {
+            let params = params
+                .map(|p| jsonrpc::to_raw(&p))
+                .transpose()
+                .map_err(encode)?;
+            let request = options.to_request_options(self.inner.options.request_timeout);
+            session
+                .peer
+                .request_raw(method, params, request)
+                .await
+                .map_err(|e| ClientError::from_peer(&self.inner.name, e))?
+        };
         jsonrpc::from_object(raw.get()).map_err(|e| {
             ClientError::from_peer(
                 &self.inner.name,
@@ -491,12 +871,20 @@ impl Client {
         })
     }
 
-    /// Follows `nextCursor` through every page, up to `max_list_pages`.
+    /// Follows `nextCursor` through every page, up to `max_list_pages`. A list the server
+    /// marked cacheable (`ttlMs`, the least over its pages) is answered from the list cache
+    /// until it expires or the server says it changed.
     async fn list_all<R>(&self) -> Result<Vec<<R::Result as Page>::Item>, ClientError>
     where
         R: RequestType<Params = PaginatedParams>,
-        R::Result: Page,
+        R::Result: Page + ModernResultFields,
+        <R::Result as Page>::Item: Clone + Send + Sync + 'static,
     {
+        let cache = &self.inner.handler.lists;
+        if let Some(items) = cache.get(R::METHOD) {
+            return Ok(items);
+        }
+        let mut ttl: Option<u64> = None;
         let mut items = Vec::new();
         let mut cursor: Option<Cursor> = None;
         let max = self.inner.options.max_list_pages.max(1);
@@ -505,14 +893,20 @@ impl Client {
                 cursor: cursor.take(),
                 ..Default::default()
             };
-            let (page, next) = self
-                .send::<R>(&params, CallOptions::default())
-                .await?
-                .into_parts();
+            let result = self.send::<R>(&params, CallOptions::default()).await?;
+            let page_ttl = result.cache().map_or(0, |(ttl, _)| ttl);
+            ttl = Some(ttl.map_or(page_ttl, |t| t.min(page_ttl)));
+            let (page, next) = result.into_parts();
             items.extend(page);
             match next {
                 Some(next) => cursor = Some(next),
-                None => return Ok(items),
+                None => {
+                    let ttl = Duration::from_millis(ttl.unwrap_or(0));
+                    if !ttl.is_zero() {
+                        cache.put(R::METHOD, items.clone(), ttl);
+                    }
+                    return Ok(items);
+                }
             }
         }
         Err(ClientError::TooManyPages {
@@ -522,9 +916,23 @@ impl Client {
         })
     }
 
-    /// Every tool of the server (`tools/list`, all pages).
+    /// Every tool of the server (`tools/list`, all pages). Under 2026-07-28, tools whose
+    /// `x-mcp-header` annotations are invalid are dropped, as the spec requires.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
-        self.list_all::<ListTools>().await
+        let mut tools = self.list_all::<ListTools>().await?;
+        if self.era() == Era::Modern {
+            tools.retain(|tool| {
+                let schema = serde_json::to_value(&tool.input_schema).unwrap_or_default();
+                match crate::param_headers::header_params(&schema) {
+                    Ok(_) => true,
+                    Err(reason) => {
+                        tracing::warn!(server = %self.inner.name, tool = %tool.name, "dropped a tool with an invalid x-mcp-header: {reason}");
+                        false
+                    }
+                }
+            });
+        }
+        Ok(tools)
     }
 
     /// Calls tool `name` with `arguments` (a JSON object, or `null` for none).
@@ -545,7 +953,20 @@ impl Client {
         options: CallOptions,
     ) -> Result<CallToolResult, ClientError> {
         let params = CallToolParams::new(name).with_arguments(arguments);
-        self.send::<CallTool>(&params, options).await
+        match self.send::<CallTool>(&params, options.clone()).await {
+            // A 2026-07-28 HTTP transport mirrors `x-mcp-header` arguments only for tools it
+            // has seen listed: on a header mismatch, list the tools and try once more.
+            Err(e)
+                if self.era() == Era::Modern
+                    && e.rpc_error().is_some_and(|r| {
+                        r.code == mcp_proto::jsonrpc::error_codes::HEADER_MISMATCH
+                    }) =>
+            {
+                self.list_tools().await?;
+                self.send::<CallTool>(&params, options).await
+            }
+            other => other,
+        }
     }
 
     /// Every resource of the server (`resources/list`, all pages).
@@ -565,8 +986,13 @@ impl Client {
     }
 
     /// Asks for `notifications/resources/updated` about `uri`; they arrive through
-    /// [`notifications`](Self::notifications) as [`ServerEvent::ResourceUpdated`].
+    /// [`notifications`](Self::notifications) as [`ServerEvent::ResourceUpdated`]. Under
+    /// 2026-07-28 the URI joins the client's `subscriptions/listen`.
     pub async fn subscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.era() == Era::Modern {
+            self.change_subscription(|uris| uris.insert(uri.to_owned()));
+            return Ok(());
+        }
         self.send::<Subscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)
@@ -574,6 +1000,10 @@ impl Client {
 
     /// Stops updates about `uri`.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), ClientError> {
+        if self.era() == Era::Modern {
+            self.change_subscription(|uris| uris.remove(uri));
+            return Ok(());
+        }
         self.send::<Unsubscribe>(&ResourceUriParams::new(uri), CallOptions::default())
             .await
             .map(drop)
@@ -611,29 +1041,117 @@ impl Client {
         self.send::<Complete>(&params, CallOptions::default()).await
     }
 
-    /// Sets the least severe level of log messages the server sends.
+    /// Sets the least severe level of log messages the server sends: `logging/setLevel` under
+    /// 2025; under 2026-07-28 every later request asks for it in its `_meta`.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        let session = self.session(SetLevel::METHOD).await?;
+        if modern_version(&session).is_some() {
+            *self
+                .inner
+                .log_level
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()) = Some(level);
+            return Ok(());
+        }
         self.send::<SetLevel>(&SetLevelParams::new(level), CallOptions::default())
             .await
             .map(drop)
     }
 
-    /// Checks that the server answers.
+    /// Checks that the server answers: `ping` under 2025, `server/discover` under 2026-07-28
+    /// (which has no `ping`).
     pub async fn ping(&self) -> Result<(), ClientError> {
+        let session = self.session(Ping::METHOD).await?;
+        if modern_version(&session).is_some() {
+            return self
+                .send::<Discover>(&EmptyParams::default(), CallOptions::default())
+                .await
+                .map(drop);
+        }
         self.send::<Ping>(&EmptyParams::default(), CallOptions::default())
             .await
             .map(drop)
     }
 
-    /// Tells the server our roots changed (`notifications/roots/list_changed`).
+    /// Tells the server our roots changed (`notifications/roots/list_changed`). Under
+    /// 2026-07-28 this does nothing: the server asks for roots with each request that needs them.
     pub async fn notify_roots_changed(&self) -> Result<(), ClientError> {
         let session = self.session("notifications/roots/list_changed").await?;
+        if modern_version(&session).is_some() {
+            return Ok(());
+        }
         session
             .peer
             .notify::<mcp_proto::schema::RootsListChanged>(&EmptyParams::default())
             .await
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))
     }
+}
+
+/// Holds a `subscriptions/listen` open until `stop`: opens it again when the server ends it,
+/// backs off on failures and gives up after [`MAX_LISTEN_FAILURES`] in a row or when the server
+/// has no such method. Holds the client weakly and its session only while a request is open.
+async fn listen_loop(inner: Weak<Inner>, stop: CancellationToken, params: serde_json::Value) {
+    const METHOD: &str = "subscriptions/listen";
+    let mut failures = 0u32;
+    while !stop.is_cancelled() {
+        let prepared = async {
+            let client = Client {
+                inner: inner.upgrade()?,
+            };
+            let session = client.session(METHOD).await.ok()?;
+            let version = modern_version(&session)?;
+            let params = client
+                .modern_meta(version)
+                .apply(Some(params.clone()))
+                .ok()?;
+            let raw = jsonrpc::to_raw(&params).ok()?;
+            Some((session, raw, client.inner.name.clone()))
+        };
+        let Some((session, raw, name)) = prepared.await else {
+            return;
+        };
+        let options = RequestOptions {
+            timeout: Some(crate::options::MAX_TIMEOUT),
+            cancel: Some(stop.clone()),
+            ..Default::default()
+        };
+        let result = session.peer.request_raw(METHOD, Some(raw), options).await;
+        drop(session);
+        match result {
+            Ok(_) => failures = 0,
+            Err(_) if stop.is_cancelled() => return,
+            Err(PeerError::Timeout { .. }) => failures = 0,
+            Err(e)
+                if e.rpc_error().is_some_and(|r| {
+                    r.code == mcp_proto::jsonrpc::error_codes::METHOD_NOT_FOUND
+                }) =>
+            {
+                tracing::info!(server = %name, "the server has no subscriptions/listen; no change notifications");
+                return;
+            }
+            Err(e) => {
+                failures += 1;
+                if failures >= MAX_LISTEN_FAILURES {
+                    tracing::warn!(server = %name, "subscriptions/listen failed {failures} times in a row; stopped listening: {e}");
+                    return;
+                }
+                tracing::debug!(server = %name, "subscriptions/listen failed: {e}");
+            }
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(backoff(failures)) => {}
+        }
+    }
+}
+
+/// The session's version when it speaks 2026-07-28.
+fn modern_version(session: &Session) -> Option<ProtocolVersion> {
+    session
+        .peer
+        .protocol_version()
+        .filter(|v| v.is_stateless_era())
 }
 
 /// Watches a stdio server; when it dies (and the client was not closed), starts it again with
@@ -694,8 +1212,23 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
             let Some((config, ring)) = &strong.stdio else {
                 return;
             };
-            let opened =
-                open_stdio(config, ring, &strong.name, &strong.options, &strong.handler).await;
+            // The era is known from the last start: no probe, and no second start for it.
+            let options = match strong.options.negotiation {
+                Negotiation::Auto => {
+                    let known = strong
+                        .handshake
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .protocol_version;
+                    let negotiation = match Era::of(known) {
+                        Era::Modern => Negotiation::Pin(known),
+                        Era::Legacy => Negotiation::Legacy,
+                    };
+                    strong.options.clone().with_negotiation(negotiation)
+                }
+                _ => strong.options.clone(),
+            };
+            let opened = open_stdio(config, ring, &strong.name, &options, &strong.handler).await;
             match opened {
                 Ok((session, handshake)) => {
                     peer = session.peer.clone();

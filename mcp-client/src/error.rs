@@ -58,6 +58,37 @@ pub enum ClientError {
         /// The bound that was reached.
         pages: usize,
     },
+    /// A 2026-07-28 server refused the version probe for a reason the client cannot fix (a
+    /// header or capability it requires, or no version in common).
+    #[error("server {server}: the 2026-07-28 negotiation failed: {reason}")]
+    ModernRefused {
+        /// The server's name.
+        server: String,
+        /// What the server said.
+        reason: String,
+    },
+    /// A 2026-07-28 answer broke the era's rules (an unknown `resultType`, `input_required`
+    /// from a method that may not ask for input, a malformed `input_required`).
+    #[error("server {server}: {method} returned a result this client cannot use: {reason}")]
+    InvalidResult {
+        /// The server's name.
+        server: String,
+        /// The method called.
+        method: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The server asked for input (`input_required`) the client could not give: no handler
+    /// for it, the handler refused, or more rounds than the bound allows.
+    #[error("server {server}: {method} asked for input the client could not give: {reason}")]
+    InputRequired {
+        /// The server's name.
+        server: String,
+        /// The method called.
+        method: String,
+        /// Why the input could not be given.
+        reason: String,
+    },
     /// The server kept dying; the restart policy gave up.
     #[error("server {server}: gave up after {restarts} restarts in a row; last failure: {last}")]
     CrashLoop {
@@ -99,6 +130,9 @@ impl ClientError {
             | ClientError::Peer { server, .. }
             | ClientError::UnsupportedVersion { server, .. }
             | ClientError::TooManyPages { server, .. }
+            | ClientError::ModernRefused { server, .. }
+            | ClientError::InvalidResult { server, .. }
+            | ClientError::InputRequired { server, .. }
             | ClientError::CrashLoop { server, .. } => server,
         }
     }

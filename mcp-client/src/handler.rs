@@ -12,13 +12,16 @@ use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
 use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
 use mcp_proto::schema::{
     ClientCapabilities, CreateMessage, CreateMessageParams, CreateMessageResult, Elicit,
-    ElicitParams, ElicitResult, ElicitationCapability, EmptyResult, ListRoots, ListRootsResult,
-    LoggingMessage, LoggingMessageParams, NotificationType, Progress, ProgressParams,
-    PromptListChanged, RequestType, ResourceListChanged, ResourceUpdated, ResourceUpdatedParams,
-    RootsCapability, SamplingCapability, ToolListChanged,
+    ElicitParams, ElicitResult, ElicitationCapability, EmptyResult, ListPrompts,
+    ListResourceTemplates, ListResources, ListRoots, ListRootsResult, ListTools, LoggingMessage,
+    LoggingMessageParams, NotificationType, Progress, ProgressParams, PromptListChanged,
+    RequestType, ResourceListChanged, ResourceUpdated, ResourceUpdatedParams, RootsCapability,
+    SamplingCapability, ToolListChanged,
 };
 use serde::Serialize;
 use tokio::sync::broadcast;
+
+use crate::list_cache::ListCache;
 
 /// The future a server-to-client callback returns.
 pub type HandlerFuture<T> = Pin<Box<dyn Future<Output = Result<T, ErrorObject>> + Send>>;
@@ -100,11 +103,13 @@ pub enum ServerEvent {
     },
 }
 
-/// The peer handler of a client: callbacks for requests, a broadcast for notifications.
+/// The peer handler of a client: callbacks for requests, a broadcast for notifications, and
+/// the list cache those notifications invalidate.
 pub(crate) struct ClientHandler {
     server: String,
     callbacks: Callbacks,
     events: broadcast::Sender<ServerEvent>,
+    pub(crate) lists: ListCache,
 }
 
 impl ClientHandler {
@@ -114,6 +119,7 @@ impl ClientHandler {
             server,
             callbacks,
             events,
+            lists: ListCache::default(),
         }
     }
 
@@ -127,8 +133,19 @@ impl ClientHandler {
         self.events.subscribe()
     }
 
-    /// Publishes an event; nobody listening is fine.
+    /// Publishes an event (nobody listening is fine), first dropping the cached lists it
+    /// makes stale.
     pub(crate) fn publish(&self, event: ServerEvent) {
+        match &event {
+            ServerEvent::ToolsListChanged => self.lists.invalidate(ListTools::METHOD),
+            ServerEvent::PromptsListChanged => self.lists.invalidate(ListPrompts::METHOD),
+            ServerEvent::ResourcesListChanged => {
+                self.lists.invalidate(ListResources::METHOD);
+                self.lists.invalidate(ListResourceTemplates::METHOD);
+            }
+            ServerEvent::Restarted { .. } => self.lists.clear(),
+            _ => {}
+        }
         let _ = self.events.send(event);
     }
 

@@ -16,22 +16,31 @@
 #![warn(missing_docs)]
 
 mod client;
+mod era;
 mod error;
 mod handler;
 pub mod http;
 pub mod hub;
+mod input;
+mod list_cache;
+mod listen;
+mod modern;
 mod options;
+mod param_headers;
 mod stderr_ring;
 mod stdio;
 mod supervisor;
 
 pub use client::{Client, Handshake};
+pub use era::{Era, EraCache, Negotiation, NegotiationParseError};
 pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
 pub use hub::{Hub, HubError, HubOptions};
+pub use input::MAX_INPUT_ROUNDS;
 pub use mcp_proto::peer::PeerError;
 pub use options::{
-    CallOptions, ClientOptions, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT,
+    CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT,
+    MAX_TIMEOUT, MIN_TIMEOUT,
 };
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;

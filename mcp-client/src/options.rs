@@ -10,6 +10,7 @@ use mcp_proto::schema::Implementation;
 use mcp_proto::ProtocolVersion;
 use tokio_util::sync::CancellationToken;
 
+use crate::era::{EraCache, Negotiation};
 use crate::handler::Callbacks;
 
 /// The timeout of a call that sets none.
@@ -21,6 +22,9 @@ pub const MIN_TIMEOUT: Duration = Duration::from_secs(1);
 pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 /// How many pages a `list_*` call follows before it gives up.
 pub const DEFAULT_MAX_LIST_PAGES: usize = 100;
+/// How long [`Negotiation::Auto`] waits for the answer to its `server/discover` probe before it
+/// takes the server for a 2025-era one (which may ignore a request it does not know).
+pub const DEFAULT_DISCOVER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Brings a timeout into `MIN_TIMEOUT..=MAX_TIMEOUT`.
 pub fn clamp_timeout(timeout: Duration) -> Duration {
@@ -116,6 +120,14 @@ pub struct ClientOptions {
     pub client_info: Implementation,
     /// The version we offer in `initialize` (default: our latest; pin it to talk to old servers).
     pub protocol_version: ProtocolVersion,
+    /// How the era and version are chosen (default [`Negotiation::Auto`]).
+    pub negotiation: Negotiation,
+    /// How long the `server/discover` probe of [`Negotiation::Auto`] waits (clamped to
+    /// 1..=3600 s; default 10 s).
+    pub discover_timeout: Duration,
+    /// Where the era found for this server is remembered, and under which key (a URL or a
+    /// command line), so a reconnect skips the probe.
+    pub era_cache: Option<(EraCache, String)>,
     /// The timeout of calls that set none (clamped to 1..=3600 s; default 60 s).
     pub request_timeout: Duration,
     /// The timeout of the `initialize` handshake (clamped likewise; default 60 s).
@@ -134,6 +146,9 @@ impl Default for ClientOptions {
             name: None,
             client_info: Implementation::new("mcp-rs-client", env!("CARGO_PKG_VERSION")),
             protocol_version: ProtocolVersion::LATEST,
+            negotiation: Negotiation::Auto,
+            discover_timeout: DEFAULT_DISCOVER_TIMEOUT,
+            era_cache: None,
             request_timeout: DEFAULT_TIMEOUT,
             initialize_timeout: DEFAULT_TIMEOUT,
             max_list_pages: DEFAULT_MAX_LIST_PAGES,
@@ -155,9 +170,29 @@ impl ClientOptions {
         self
     }
 
-    /// Offers `version` in the handshake instead of our latest.
+    /// Offers `version` in the handshake instead of our latest (2025-era versions; to talk
+    /// 2026-07-28 only, use [`with_negotiation`](Self::with_negotiation) with a pin).
     pub fn with_protocol_version(mut self, version: ProtocolVersion) -> Self {
         self.protocol_version = version;
+        self
+    }
+
+    /// Chooses how the era and version are negotiated: auto (probe, then fall back), legacy
+    /// (`initialize` only) or pinned to one version.
+    pub fn with_negotiation(mut self, negotiation: Negotiation) -> Self {
+        self.negotiation = negotiation;
+        self
+    }
+
+    /// Sets how long the auto mode's `server/discover` probe waits for an answer.
+    pub fn with_discover_timeout(mut self, timeout: Duration) -> Self {
+        self.discover_timeout = timeout;
+        self
+    }
+
+    /// Remembers the era found for this server in `cache` under `key` (its URL or command).
+    pub fn with_era_cache(mut self, cache: EraCache, key: impl Into<String>) -> Self {
+        self.era_cache = Some((cache, key.into()));
         self
     }
 

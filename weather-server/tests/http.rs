@@ -13,8 +13,11 @@ use mcp_client::http::{self, HttpClientConfig, HttpFlavor, LegacySseTransport};
 use mcp_client::{Client, ClientOptions};
 use serde_json::json;
 
+/// The suite checks the 2025 era (sessions, logging/setLevel); pin it.
 fn options() -> ClientOptions {
-    ClientOptions::new().with_request_timeout(Duration::from_secs(20))
+    ClientOptions::new()
+        .with_request_timeout(Duration::from_secs(20))
+        .with_negotiation(mcp_client::Negotiation::Legacy)
 }
 
 async fn streamable(server: &HttpServer) -> Client {

@@ -14,7 +14,8 @@ use mcp_client::DEFAULT_TIMEOUT;
 use super::{Failure, Outcome};
 use crate::config_path::{self, ConfigSource};
 
-/// `mcp add NAME [--transport T] [--header "Name: value"]... [--timeout SECS] (-- COMMAND ARGS... | URL)`.
+/// `mcp add NAME [--transport T] [--header "Name: value"]... [--timeout SECS] [--protocol MODE]
+/// (-- COMMAND ARGS... | URL)`.
 #[derive(Debug, Args)]
 pub struct AddArgs {
     /// The server's name (the prefix of its exposed tool names).
@@ -29,6 +30,10 @@ pub struct AddArgs {
     /// The per-call timeout in seconds (1 to 3600; default 60).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
+    /// How the protocol era is chosen: auto (default), legacy, or a version to pin
+    /// (2026-07-28, 2025-11-25, ...); written as the entry's `protocol` key.
+    #[arg(long, value_name = "MODE")]
+    pub protocol: Option<mcp_client::Negotiation>,
     /// Environment variables for a stdio server, KEY=VALUE (repeatable).
     #[arg(long = "env", short = 'e', value_name = "KEY=VALUE")]
     pub env: Vec<String>,
@@ -140,6 +145,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         disabled: false,
         auto_approve: Vec::new(),
         timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout_secs),
+        protocol: args.protocol.unwrap_or_default(),
     })
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use mcp_cli::proxy::{follow_changes, proxy_server};
+use mcp_cli::proxy::{follow_changes, forward_elicitation, proxy_server};
 use mcp_client::hub::{HubOptions, ServerStatus};
 
 use super::{connect, load, Failure, Outcome};
@@ -14,7 +14,11 @@ use crate::interrupt;
 /// then exits 0; see [`crate::interrupt`]).
 pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
     let config = load(source)?;
-    let hub = connect(config, HubOptions::default()).await;
+    let options = HubOptions {
+        elicitation: Some(forward_elicitation()),
+        ..HubOptions::default()
+    };
+    let hub = connect(config, options).await;
     for s in hub.servers() {
         if let ServerStatus::Failed(reason) = &s.status {
             eprintln!("mcp proxy: server {} failed: {reason}", s.config.name);

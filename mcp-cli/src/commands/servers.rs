@@ -9,7 +9,8 @@ use super::{load, open_hub, Failure, Outcome};
 use crate::config_path::ConfigSource;
 use crate::output::{first_line, table};
 
-/// Each server with its transport, status, negotiated version and counts.
+/// Each server with its transport, status, era and negotiated version (`modern 2026-07-28`,
+/// `legacy 2025-11-25`) and counts.
 pub async fn servers(source: &ConfigSource) -> Outcome {
     let format = load(source)?.format;
     outln!("{}", source.describe(format));
@@ -35,7 +36,10 @@ pub async fn servers(source: &ConfigSource) -> Outcome {
             s.config.name.clone(),
             s.config.transport.kind().to_owned(),
             first_line(&status),
-            s.protocol_version.clone().unwrap_or_else(|| "-".into()),
+            match (&s.era, &s.protocol_version) {
+                (Some(era), Some(version)) => format!("{era} {version}"),
+                _ => "-".into(),
+            },
             counts,
         ]);
     }

@@ -154,4 +154,15 @@ impl EventStream {
             }
         }
     }
+
+    /// The next event that carries a JSON-RPC message: comments, other event types and empty
+    /// `data` are passed over.
+    pub(crate) async fn next_message(&mut self) -> Result<SseEvent, StreamEnd> {
+        loop {
+            let event = self.next().await?;
+            if event.is_message() && !event.data.is_empty() {
+                return Ok(event);
+            }
+        }
+    }
 }

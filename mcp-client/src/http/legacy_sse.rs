@@ -139,9 +139,23 @@ impl LegacySseSink {
         })
     }
 
-    /// Starts the POST of one message in its own task, after the previous one.
+    /// Starts the POST of one message in its own task, after the previous one. A 2026-07-28
+    /// request is refused: that era has no HTTP+SSE binding (so an era probe falls back).
     pub(crate) fn dispatch(&mut self, message: Encoded) {
         let shared = self.shared.clone();
+        if message.modern {
+            if let Kind::Request { id } = message.kind {
+                self.shared.tasks.spawn(async move {
+                    let error = HttpError::Endpoint {
+                        url: shared.endpoint_text.clone(),
+                        reason: "the legacy HTTP+SSE transport does not carry 2026-07-28 requests"
+                            .into(),
+                    };
+                    shared.inbox.fail_request(id, &error).await;
+                });
+            }
+            return;
+        }
         let done = CancellationToken::new();
         let previous = std::mem::replace(&mut self.barrier, done.clone());
         if let Intent::Cancel(cancelled) = &message.intent {

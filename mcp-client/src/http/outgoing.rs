@@ -17,6 +17,9 @@ pub(crate) struct Encoded {
     /// The params of `initialize` and `notifications/initialized` (and of nothing else), kept
     /// to replay them when a new session has to be started.
     pub(crate) replay_params: Option<String>,
+    /// A 2026-07-28 request (its `_meta` names a protocol version): POSTed statelessly with the
+    /// era's headers.
+    pub(crate) modern: bool,
 }
 
 /// Whether an outgoing message waits for an answer.
@@ -44,12 +47,17 @@ pub(crate) fn encode(message: Outgoing) -> Encoded {
                 _ => (Kind::Response, None),
             };
             let replays = matches!(intent, Intent::Initialize | Intent::Initialized);
+            let modern = matches!(kind, Kind::Request { .. })
+                && params
+                    .as_ref()
+                    .is_some_and(|p| super::streamable::is_modern(p.get()));
             let replay_params = params.filter(|_| replays).map(|p| p.get().to_owned());
             Encoded {
                 body,
                 kind,
                 intent,
                 replay_params,
+                modern,
             }
         }
         Outbound::Batch(ms) => {
@@ -60,6 +68,7 @@ pub(crate) fn encode(message: Outgoing) -> Encoded {
                 kind: Kind::Response,
                 intent,
                 replay_params: None,
+                modern: false,
             }
         }
     }

@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::era::Negotiation;
 use crate::options::{clamp_timeout, DEFAULT_TIMEOUT};
 
 /// Which file format a config came in; writing back keeps it.
@@ -81,6 +82,24 @@ impl TransportConfig {
             TransportConfig::StreamableHttp { .. } => "streamableHttp",
         }
     }
+
+    /// What identifies the server behind this transport, for remembering its protocol era:
+    /// the URL, or the command line of a stdio server.
+    pub fn identity(&self) -> String {
+        match self {
+            TransportConfig::Stdio { command, args, .. } => {
+                let mut line = command.clone();
+                for arg in args {
+                    line.push(' ');
+                    line.push_str(arg);
+                }
+                line
+            }
+            TransportConfig::Sse { url, .. } | TransportConfig::StreamableHttp { url, .. } => {
+                url.clone()
+            }
+        }
+    }
 }
 
 /// One configured server.
@@ -96,6 +115,9 @@ pub struct ServerConfig {
     pub auto_approve: Vec<String>,
     /// The timeout of each call (1 s to 3600 s).
     pub timeout: Duration,
+    /// How the protocol era is chosen: the `protocol` key, `"auto"` (the default: probe for
+    /// 2026-07-28, fall back to `initialize`), `"legacy"`, or a version to pin.
+    pub protocol: Negotiation,
 }
 
 impl ServerConfig {
@@ -105,6 +127,7 @@ impl ServerConfig {
         self.transport != other.transport
             || self.disabled != other.disabled
             || self.timeout != other.timeout
+            || self.protocol != other.protocol
     }
 }
 
@@ -654,12 +677,33 @@ fn parse_server(
         Some(Value::String(s)) => clamp_timeout_secs(s.trim().parse().unwrap_or(f64::NAN)),
         Some(_) => DEFAULT_TIMEOUT,
     };
+    let protocol = match entry.get("protocol") {
+        None | Some(Value::Null) => Negotiation::Auto,
+        Some(Value::String(s)) => {
+            s.trim()
+                .parse()
+                .map_err(|e: crate::era::NegotiationParseError| {
+                    ctx.field_error(name, "protocol", e.to_string())
+                })?
+        }
+        Some(other) => {
+            return Err(ctx.field_error(
+                name,
+                "protocol",
+                format!(
+                    "must be \"auto\", \"legacy\" or a protocol version, found {}",
+                    kind_of(other)
+                ),
+            ))
+        }
+    };
     Ok(ServerConfig {
         name: name.to_owned(),
         transport,
         disabled,
         auto_approve: ctx.strings(name, entry, "autoApprove")?,
         timeout,
+        protocol,
     })
 }
 
@@ -780,6 +824,9 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     }
     if server.disabled {
         entry.insert("disabled".into(), true.into());
+    }
+    if server.protocol != Negotiation::Auto {
+        entry.insert("protocol".into(), server.protocol.to_string().into());
     }
     if !server.auto_approve.is_empty() {
         entry.insert("autoApprove".into(), server.auto_approve.clone().into());

@@ -103,9 +103,11 @@ impl HubError {
                     // reports about getting the call across (new variants included).
                     _ => ErrorKind::Connection,
                 },
-                ClientError::UnsupportedVersion { .. } | ClientError::TooManyPages { .. } => {
-                    ErrorKind::Protocol
-                }
+                ClientError::UnsupportedVersion { .. }
+                | ClientError::TooManyPages { .. }
+                | ClientError::ModernRefused { .. }
+                | ClientError::InvalidResult { .. }
+                | ClientError::InputRequired { .. } => ErrorKind::Protocol,
                 ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }

@@ -70,6 +70,13 @@ pub struct HubOptions {
     /// A hook every successful result passes through after shaping (redaction, logging,
     /// post-processing): it gets the server, the raw tool name and the result.
     pub on_result: Option<ResultHook>,
+    /// Remembers the era each server (by URL or command line) was found to speak, so a
+    /// reconnect or a config reload skips the probe.
+    pub era_cache: crate::era::EraCache,
+    /// Answers the servers' requests for user input (2025 `elicitation/create`, 2026-07-28
+    /// `input_required`); with it every server is told the hub can elicit. `mcp proxy` sets
+    /// one that asks its own client.
+    pub elicitation: Option<crate::ElicitationHandler>,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -86,6 +93,8 @@ impl Default for HubOptions {
             restart: Some(RestartPolicy::default()),
             client_info: None,
             on_result: None,
+            era_cache: Default::default(),
+            elicitation: None,
         }
     }
 }

@@ -82,6 +82,8 @@ pub struct ServerSnapshot {
     pub status: ServerStatus,
     /// The negotiated protocol version, when connected.
     pub protocol_version: Option<String>,
+    /// The era the server speaks with the hub, when connected.
+    pub era: Option<crate::era::Era>,
     /// The server's name and version, when connected.
     pub server_info: Option<Implementation>,
     /// Its instructions for the model, if any.
@@ -258,6 +260,7 @@ impl HubServer {
                 .client
                 .as_ref()
                 .map(|c| c.protocol_version().to_string()),
+            era: self.client.as_ref().map(Client::era),
             server_info: self.client.as_ref().map(Client::server_info),
             instructions: self.client.as_ref().and_then(Client::instructions),
             lists: self.lists(),
@@ -309,9 +312,14 @@ impl HubServer {
 async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, String> {
     let mut client_options = ClientOptions::new()
         .with_name(config.name.clone())
-        .with_request_timeout(config.timeout);
+        .with_request_timeout(config.timeout)
+        .with_negotiation(config.protocol)
+        .with_era_cache(options.era_cache.clone(), config.transport.identity());
     if let Some(info) = &options.client_info {
         client_options = client_options.with_client_info(info.clone());
+    }
+    if let Some(elicit) = options.elicitation.clone() {
+        client_options = client_options.with_elicitation(move |params| elicit(params));
     }
     let show = |e: ClientError| e.to_string();
     match &config.transport {

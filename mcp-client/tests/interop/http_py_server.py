@@ -5,12 +5,9 @@ Binds 127.0.0.1 on a free port, prints "LISTENING <port>", serves until killed o
 its standard input closes. Streamable HTTP is at /mcp, legacy SSE at /sse (+ /messages/).
 """
 
-import socket
 import sys
-import threading
-import os
 
-import uvicorn
+from serve_local import serve
 from mcp.server.fastmcp import Context, FastMCP
 
 
@@ -38,20 +35,7 @@ def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "streamable-http"
     mcp = build(json_response=(mode == "streamable-http-json"))
     app = mcp.sse_app() if mode == "sse" else mcp.streamable_http_app()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(128)
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-
-    def watch_stdin() -> None:
-        sys.stdin.read()
-        os._exit(0)
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
-    print(f"LISTENING {port}", flush=True)
-    server.run(sockets=[sock])
+    serve(app)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,10 @@ pub fn frozen_args(extra: &[&str]) -> Vec<String> {
 /// Starts the server over stdio with the frozen clock and `extra` arguments.
 pub async fn stdio_client(extra: &[&str]) -> Client {
     let config = StdioServerConfig::new(BIN, frozen_args(extra));
-    let options = ClientOptions::new().with_request_timeout(Duration::from_secs(20));
+    // The suite checks the 2025 era (sessions, logging/setLevel); pin it.
+    let options = ClientOptions::new()
+        .with_request_timeout(Duration::from_secs(20))
+        .with_negotiation(mcp_client::Negotiation::Legacy);
     bounded(20, "stdio connect", Client::spawn_stdio(config, options))
         .await
         .expect("the weather server starts over stdio")

@@ -98,30 +98,12 @@ impl Shared {
     ) -> Result<(), HttpError> {
         match body::body_kind(&response) {
             BodyKind::Json => {
-                let bytes = body::read_limited(response.into_body(), self.config.max_message_size)
-                    .await
-                    .map_err(|detail| HttpError::Body {
-                        url: self.url_text.clone(),
-                        detail,
-                    })?;
-                if is_init {
-                    self.note_version(&bytes);
-                }
-                let answered = self
-                    .inbox
-                    .deliver_frame(&bytes)
-                    .await
-                    .is_some_and(|s| s.answers(id));
-                if answered {
-                    Ok(())
-                } else {
-                    Err(HttpError::Body {
-                        url: self.url_text.clone(),
-                        detail: format!(
-                            "the JSON answer does not hold the response to request {id}"
-                        ),
-                    })
-                }
+                self.deliver_json(id, response, |bytes| {
+                    if is_init {
+                        self.note_version(bytes);
+                    }
+                })
+                .await
             }
             BodyKind::EventStream => {
                 let stream = EventStream::new(response.into_body(), self.config.max_message_size);
@@ -139,6 +121,36 @@ impl Shared {
         }
     }
 
+    /// Reads a JSON answer, shows it to `note`, and delivers it; it must hold the response to
+    /// request `id`.
+    pub(super) async fn deliver_json(
+        &self,
+        id: &RequestId,
+        response: Response<Incoming>,
+        note: impl FnOnce(&[u8]),
+    ) -> Result<(), HttpError> {
+        let bytes = body::read_limited(response.into_body(), self.config.max_message_size)
+            .await
+            .map_err(|detail| HttpError::Body {
+                url: self.url_text.clone(),
+                detail,
+            })?;
+        note(&bytes);
+        let answered = self
+            .inbox
+            .deliver_frame(&bytes)
+            .await
+            .is_some_and(|s| s.answers(id));
+        if answered {
+            Ok(())
+        } else {
+            Err(HttpError::Body {
+                url: self.url_text.clone(),
+                detail: format!("the JSON answer does not hold the response to request {id}"),
+            })
+        }
+    }
+
     /// Delivers the events of a request's SSE answer until its response, resuming the stream
     /// when it drops before that.
     async fn read_stream(
@@ -150,11 +162,8 @@ impl Shared {
         let policy = &self.config.reconnect;
         let mut attempts = 0u32;
         loop {
-            match stream.next().await {
+            match stream.next_message().await {
                 Ok(event) => {
-                    if !event.is_message() || event.data.is_empty() {
-                        continue;
-                    }
                     attempts = 0;
                     if is_init {
                         self.note_version(event.data.as_bytes());

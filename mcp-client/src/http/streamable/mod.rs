@@ -14,9 +14,10 @@
 
 mod exchange;
 mod listener;
+mod modern;
 mod session;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -37,6 +38,8 @@ use super::error::HttpError;
 use super::inbox::{HttpSource, Inbox};
 use super::outgoing::{done_token, encode, Encoded, Kind};
 use super::HttpClientConfig;
+pub(crate) use modern::is_modern;
+use modern::ToolHeaders;
 use session::Session;
 
 /// The session id header (names are case-insensitive on the wire).
@@ -79,6 +82,8 @@ impl StreamableHttpTransport {
             calls: Mutex::new(HashMap::new()),
             tasks: TaskTracker::new(),
             reinit_count: AtomicU64::new(0),
+            tool_headers: ToolHeaders::default(),
+            modern_calls: Mutex::new(HashSet::new()),
         });
         let sink = StreamableHttpSink {
             shared,
@@ -111,6 +116,10 @@ pub(crate) struct Shared {
     calls: Mutex<HashMap<RequestId, CancellationToken>>,
     tasks: TaskTracker,
     reinit_count: AtomicU64,
+    /// The `x-mcp-header` annotations learnt from `tools/list` answers (2026-07-28).
+    tool_headers: ToolHeaders,
+    /// Our 2026-07-28 requests in flight: cancelled by closing their stream, not by a POST.
+    modern_calls: Mutex<HashSet<RequestId>>,
 }
 
 /// The writing half of [`StreamableHttpTransport`]: POSTs each message from its own task.
@@ -194,9 +203,15 @@ impl StreamableHttpSink {
         &self.shared.inbox
     }
 
-    /// Notes and POSTs a message, as [`MessageSink::send`] does.
+    /// Notes and POSTs a message, as [`MessageSink::send`] does. The cancellation of a
+    /// 2026-07-28 request only closes its stream: that era has no cancel notification over HTTP.
     pub(crate) fn note_and_dispatch(&mut self, mut message: Encoded) {
         self.note_outgoing(&mut message);
+        if let Intent::Cancel(id) = &message.intent {
+            if lock(&self.shared.modern_calls).remove(id) {
+                return;
+            }
+        }
         self.dispatch(message);
     }
 
@@ -210,6 +225,24 @@ impl StreamableHttpSink {
     pub(crate) fn dispatch(&mut self, message: Encoded) {
         let shared = self.shared.clone();
         match message.kind {
+            Kind::Request { id } if message.modern => {
+                let cancel = self.register_call(&id);
+                lock(&self.shared.modern_calls).insert(id.clone());
+                self.shared.tasks.spawn(async move {
+                    let result = match shared.modern_post(&message.body) {
+                        Ok(post) => tokio::select! {
+                            _ = cancel.cancelled() => Ok(()),
+                            r = shared.exchange_modern(&id, message.body, post) => r,
+                        },
+                        Err(reason) => Err(HttpError::Body {
+                            url: shared.url_text.clone(),
+                            detail: format!("could not make the 2026-07-28 headers: {reason}"),
+                        }),
+                    };
+                    lock(&shared.modern_calls).remove(&id);
+                    shared.finish_call(&id, result).await;
+                });
+            }
             Kind::Request { id } => {
                 let cancel = self.register_call(&id);
                 let barrier = self.barrier.clone();

@@ -185,10 +185,7 @@ impl Shared {
             BodyKind::EventStream => {
                 let mut stream =
                     EventStream::new(response.into_body(), self.config.max_message_size);
-                while let Ok(event) = stream.next().await {
-                    if !event.is_message() || event.data.is_empty() {
-                        continue;
-                    }
+                while let Ok(event) = stream.next_message().await {
                     let frame = event.data.as_bytes();
                     if is_ours(frame) {
                         self.note_version(frame);

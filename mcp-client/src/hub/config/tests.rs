@@ -213,6 +213,7 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         disabled: false,
         auto_approve: vec![],
         timeout: Duration::from_secs(10),
+        protocol: Default::default(),
     })
     .unwrap();
     assert!(
@@ -256,6 +257,7 @@ fn entries_are_written_in_each_format() {
         disabled: false,
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
+        protocol: Default::default(),
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -302,6 +304,7 @@ fn validation_as_cline_does() {
         disabled: false,
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
+        protocol: Default::default(),
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
@@ -366,4 +369,39 @@ fn a_fractional_timeout_survives_writing_back() {
         clamp_timeout_secs(1.0 / 3.0 + 10.0),
         Duration::from_millis(10_333)
     );
+}
+
+#[test]
+fn the_protocol_key_chooses_the_negotiation_and_is_written_back() {
+    let mut c = parse(
+        r#"{"mcpServers": {
+        "a": {"command": "x"},
+        "b": {"command": "x", "protocol": "legacy"},
+        "c": {"url": "https://h/mcp", "protocol": "2026-07-28"},
+        "d": {"url": "https://h/mcp", "protocol": "auto"}
+    }}"#,
+    );
+    let modes: Vec<Negotiation> = c.servers.iter().map(|s| s.protocol).collect();
+    assert_eq!(
+        modes,
+        [
+            Negotiation::Auto,
+            Negotiation::Legacy,
+            Negotiation::Pin(mcp_proto::ProtocolVersion::V2026_07_28),
+            Negotiation::Auto
+        ]
+    );
+    let err = parse_err(r#"{"mcpServers": {"a": {"command": "x", "protocol": "modern"}}}"#);
+    assert!(
+        err.contains("protocol") && err.contains("\"auto\""),
+        "{err}"
+    );
+    let err = parse_err(r#"{"mcpServers": {"a": {"command": "x", "protocol": 3}}}"#);
+    assert!(err.contains("protocol"), "{err}");
+    let mut pinned = c.servers[2].clone();
+    pinned.name = "e".into();
+    c.add_server(pinned).expect("added");
+    let again = parse(&c.to_json());
+    assert_eq!(again.servers[4].protocol, c.servers[2].protocol);
+    assert_eq!(again.servers[0].protocol, Negotiation::Auto);
 }

@@ -1,0 +1,153 @@
+//! `mcp proxy` bridges protocol eras both ways: a 2026-07-28 client in front of a 2025-era
+//! server (weather-server told `"protocol": "legacy"`), and a 2025-era client in front of a
+//! 2026-07-28-only server (the TypeScript SDK v2 fixture, which refuses `initialize`). The
+//! clients are ours, pinned to one era each; `mcp servers` shows the era of each server.
+
+mod common;
+
+use std::path::Path;
+
+use common::{bounded, mcp_bin, mcp_in, node_modules, run, scratch, weather_entry, write_config};
+use mcp_client::{Client, ClientOptions, Era, Negotiation, StdioServerConfig};
+use mcp_proto::ProtocolVersion;
+use serde_json::json;
+
+/// The TypeScript SDK v2 fixture in its modern-only stdio mode.
+fn modern_ts_entry(modules: &Path) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../mcp-client/tests/interop/modern_ts_server.cjs");
+    json!({
+        "command": "node",
+        "args": [script.to_string_lossy(), "stdio-modern"],
+        "env": {"MCP_INTEROP_NODE_MODULES": modules.to_string_lossy()}
+    })
+}
+
+/// Our client on `mcp --config CONFIG proxy` over stdio, with `negotiation`.
+async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> Client {
+    let stdio = StdioServerConfig::new(
+        mcp_bin().to_string_lossy(),
+        [
+            "--config".to_owned(),
+            config.to_string_lossy().into_owned(),
+            "proxy".to_owned(),
+        ],
+    )
+    .with_cwd(home)
+    .with_env("HOME", home.to_string_lossy());
+    let options = ClientOptions::new()
+        .with_name("proxy")
+        .with_negotiation(negotiation)
+        .with_elicitation(|params| async move {
+            assert!(params.message().contains("Really"), "{params:?}");
+            let mut content = serde_json::Map::new();
+            content.insert("confirm".into(), json!(true));
+            Ok(mcp_proto::schema::ElicitResult::accept(Some(content)))
+        });
+    bounded(
+        60,
+        "connect to the proxy",
+        Client::spawn_stdio(stdio, options),
+    )
+    .await
+    .expect("the proxy answers")
+}
+
+fn text(result: &mcp_proto::schema::CallToolResult) -> String {
+    result.content[0].as_text().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_client_in_front_of_a_2025_server() {
+    let home = scratch("proxy-modern-client");
+    let mut weather = weather_entry();
+    weather["protocol"] = json!("legacy");
+    let config = write_config(&home, json!({ "weather": weather }));
+    let client = proxy_client(
+        &home,
+        &config,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    )
+    .await;
+    assert_eq!(client.era(), Era::Modern);
+    let tools = bounded(10, "tools", client.list_tools())
+        .await
+        .expect("tools");
+    assert!(tools.iter().any(|t| t.name == "weather__get_weather"));
+    let result = bounded(
+        10,
+        "call",
+        client.call_tool("weather__get_weather", json!({"city": "Shenzhen"})),
+    )
+    .await
+    .expect("call");
+    assert!(text(&result).starts_with("Shenzhen:"), "{result:?}");
+    bounded(10, "close", client.close()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_client_in_front_of_a_modern_server() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let home = scratch("proxy-legacy-client");
+    let config = write_config(&home, json!({ "ts": modern_ts_entry(&modules) }));
+
+    let servers = run(
+        mcp_in(&home, &["--config", &config.to_string_lossy(), "servers"]),
+        60,
+    );
+    assert_eq!(servers.code, 0, "{servers:?}");
+    assert!(
+        servers.stdout.contains("modern 2026-07-28"),
+        "{}",
+        servers.stdout
+    );
+
+    let client = proxy_client(&home, &config, Negotiation::Legacy).await;
+    assert_eq!(client.era(), Era::Legacy);
+    let result = bounded(
+        10,
+        "call",
+        client.call_tool("ts__echo", json!({"message": "through"})),
+    )
+    .await
+    .expect("call");
+    assert_eq!(text(&result), "echo: through");
+    let prompt = bounded(
+        10,
+        "prompt",
+        client.get_prompt("ts__greet", [("name", "Bo")]),
+    )
+    .await
+    .expect("prompt");
+    assert!(format!("{prompt:?}").contains("Hello, Bo!"), "{prompt:?}");
+    bounded(10, "close", client.close()).await;
+}
+
+/// A server's `input_required` (the TypeScript fixture's `confirm`) reaches the proxy's own
+/// client in that client's era: as `elicitation/create` to a 2025 client, as `input_required`
+/// to a 2026-07-28 one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn elicitation_crosses_the_proxy_in_either_era() {
+    let Some(modules) = node_modules() else {
+        return;
+    };
+    let home = scratch("proxy-elicit");
+    let config = write_config(&home, json!({ "ts": modern_ts_entry(&modules) }));
+    for negotiation in [
+        Negotiation::Legacy,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = proxy_client(&home, &config, negotiation).await;
+        let result = bounded(
+            20,
+            "confirm",
+            client.call_tool("ts__confirm", json!({"action": "ship"})),
+        )
+        .await
+        .expect("call");
+        assert_eq!(text(&result), "ship: done", "{negotiation}: {result:?}");
+        bounded(10, "close", client.close()).await;
+    }
+}

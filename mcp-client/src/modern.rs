@@ -1,0 +1,166 @@
+//! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
+//! capabilities, client info, log level), and the check of every answer's `resultType`.
+
+use mcp_proto::jsonrpc::RawJson;
+use mcp_proto::schema::modern::meta_keys;
+use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
+use mcp_proto::ProtocolVersion;
+use serde_json::{Map, Value};
+
+/// What goes into the `_meta` of every modern request.
+#[derive(Clone, Debug)]
+pub(crate) struct ModernMeta {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Implementation,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl ModernMeta {
+    /// Writes the per-request keys into `params._meta`, keeping other `_meta` keys (a progress
+    /// token, trace context) and creating `params` and `_meta` when absent.
+    pub(crate) fn apply(&self, params: Option<Value>) -> Result<Value, String> {
+        let mut object = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(format!(
+                    "params must be a JSON object to carry the 2026-07-28 _meta, got {other}"
+                ))
+            }
+        };
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Value::Object(meta) = meta else {
+            return Err("params._meta must be a JSON object".into());
+        };
+        meta.insert(
+            meta_keys::PROTOCOL_VERSION.into(),
+            Value::from(self.version.as_str()),
+        );
+        let encode = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
+        meta.insert(
+            meta_keys::CLIENT_CAPABILITIES.into(),
+            encode(serde_json::to_value(&self.capabilities))?,
+        );
+        meta.insert(
+            meta_keys::CLIENT_INFO.into(),
+            encode(serde_json::to_value(&self.client_info))?,
+        );
+        if let Some(level) = self.log_level {
+            meta.insert(
+                meta_keys::LOG_LEVEL.into(),
+                encode(serde_json::to_value(level))?,
+            );
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// What a modern result turned out to be.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// `resultType` absent or `complete`: the final result.
+    Complete(RawJson),
+    /// `resultType: input_required`, parsed as a JSON object.
+    InputRequired(Value),
+}
+
+/// Reads a result's `resultType`: absent means complete (a legacy server), `input_required`
+/// asks for input, anything else is refused with the value in the text.
+pub(crate) fn classify(raw: RawJson) -> Result<Answer, String> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(rename = "resultType", borrow, default)]
+        result_type: Option<std::borrow::Cow<'a, str>>,
+    }
+    let kind = match serde_json::from_str::<Head<'_>>(raw.get()) {
+        Ok(head) => head.result_type.map(|s| s.into_owned()),
+        // Not an object (or `resultType` not a string): leave the check to the typed decode,
+        // unless `resultType` is present and malformed.
+        Err(_) => match serde_json::from_str::<Value>(raw.get()) {
+            Ok(Value::Object(map)) => match map.get("resultType") {
+                Some(other) => return Err(format!("resultType {other} is not a string")),
+                None => None,
+            },
+            _ => None,
+        },
+    };
+    match kind.as_deref() {
+        None | Some("complete") => Ok(Answer::Complete(raw)),
+        Some("input_required") => serde_json::from_str(raw.get())
+            .map(Answer::InputRequired)
+            .map_err(|e| format!("an input_required result that is not JSON: {e}")),
+        Some(other) => Err(format!(
+            "unknown resultType {other:?} (this client knows \"complete\" and \"input_required\")"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_proto::jsonrpc::raw_json;
+    use serde_json::json;
+
+    use super::*;
+
+    fn meta() -> ModernMeta {
+        ModernMeta {
+            version: ProtocolVersion::V2026_07_28,
+            capabilities: ClientCapabilities::default(),
+            client_info: Implementation::new("c", "1"),
+            log_level: None,
+        }
+    }
+
+    #[test]
+    fn meta_is_added_and_other_keys_kept() {
+        let out = meta()
+            .apply(Some(json!({"name": "t", "_meta": {"progressToken": 3}})))
+            .expect("applies");
+        assert_eq!(out["name"], "t");
+        assert_eq!(out["_meta"]["progressToken"], 3);
+        assert_eq!(
+            out["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            out["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            json!({})
+        );
+        assert_eq!(
+            out["_meta"]["io.modelcontextprotocol/clientInfo"]["name"],
+            "c"
+        );
+        assert!(out["_meta"]
+            .get("io.modelcontextprotocol/logLevel")
+            .is_none());
+        let mut with_level = meta();
+        with_level.log_level = Some(LoggingLevel::Debug);
+        let out = with_level.apply(None).expect("applies");
+        assert_eq!(out["_meta"]["io.modelcontextprotocol/logLevel"], "debug");
+        assert!(meta().apply(Some(json!([1]))).is_err());
+    }
+
+    #[test]
+    fn result_types_are_checked() {
+        assert!(matches!(
+            classify(raw_json(r#"{"content":[]}"#)),
+            Ok(Answer::Complete(_))
+        ));
+        assert!(matches!(
+            classify(raw_json(r#"{"resultType":"complete"}"#)),
+            Ok(Answer::Complete(_))
+        ));
+        assert!(matches!(
+            classify(raw_json(
+                r#"{"resultType":"input_required","requestState":"s"}"#
+            )),
+            Ok(Answer::InputRequired(_))
+        ));
+        let err = classify(raw_json(r#"{"resultType":"task"}"#)).expect_err("unknown");
+        assert!(err.contains("task"), "{err}");
+        assert!(classify(raw_json(r#"{"resultType":7}"#)).is_err());
+    }
+}
