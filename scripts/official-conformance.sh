@@ -1,28 +1,38 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance, installed and pinned
-# by scripts/conformance/install.sh into target/conformance/<version>/) against our fixtures: every
-# server scenario against `conformance-server`, then each core client scenario on its own against
-# `conformance-client`. Exits non-zero unless the server run passed at least MIN_SERVER_CHECKS
-# checks with none failed and no warnings, and every client scenario passed with no warnings.
+# by scripts/conformance/install.sh into target/conformance/<version>/) against our fixtures, for
+# each pinned release in turn:
+#
+#   0.1.16          (the 2025-11-25 era) every server scenario against `conformance-server`, then
+#                   each core client scenario on its own against `conformance-client`.
+#   0.2.0-alpha.12  (requirement set 2026-07-28, run at the 2026-07-28 wire) every server scenario
+#                   the set scores against `conformance-server`, then every scored client scenario
+#                   that is not an auth one, each on its own, against `conformance-client`.
+#
+# Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
+# none failed and no warnings, and every client scenario passed with no warnings.
 #
 # usage: scripts/official-conformance.sh
-# Env: PORT (default 3917), CARGO_PROFILE (dev|release), CONFORMANCE_VERSION (default 0.1.16; any
-#      other release installs into its own folder, see scripts/conformance/pins.sh),
-#      MIN_SERVER_CHECKS (default 44: the 32 server scenarios of 0.1.16 hold at least 44 checks,
-#      fewer means scenarios went missing), CLIENT_SCENARIOS (default: the four below).
+# Env: PORT (default 3917), CARGO_PROFILE (dev|release), CARGO_TARGET_DIR (where the binaries are
+#      built; default <repo>/target), CONFORMANCE_PINS (default "0.1.16 0.2.0-alpha.12"; any
+#      other release runs like 0.1.16), MIN_SERVER_CHECKS_2025 (default 44: the 32 server
+#      scenarios of 0.1.16 hold at least 44 checks, fewer means scenarios went missing),
+#      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/scripts/conformance"
-. "$tools/pins.sh"
 port="${PORT:-3917}"
 profile="${CARGO_PROFILE:-dev}"
-min_server_checks="${MIN_SERVER_CHECKS:-44}"
-client_scenarios="${CLIENT_SCENARIOS:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
+pins="${CONFORMANCE_PINS:-0.1.16 0.2.0-alpha.12}"
+min_checks_2025="${MIN_SERVER_CHECKS_2025:-44}"
+min_checks_2026="${MIN_SERVER_CHECKS_2026:-60}"
+client_scenarios_2025="${CLIENT_SCENARIOS_2025:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
+modern_requirements=2026-07-28
 cd "$root"
 
-"$tools/install.sh" > /dev/null || { echo "FAIL: could not install conformance $CONFORMANCE_VERSION"; exit 2; }
 cargo build --profile "$profile" -p conformance --bin conformance-server --bin conformance-client || exit 2
-bin_dir="$root/target/$([ "$profile" = dev ] && echo debug || echo "$profile")"
+target_dir="${CARGO_TARGET_DIR:-$root/target}"
+bin_dir="$target_dir/$([ "$profile" = dev ] && echo debug || echo "$profile")"
 server="$bin_dir/conformance-server"
 client="$bin_dir/conformance-client"
 failed=0
@@ -32,31 +42,60 @@ field() {
   sed -n "s/^RESULT .*\b$1=\([0-9]*\).*/\1/p" "$2" | tail -n 1
 }
 
-echo "== conformance $CONFORMANCE_VERSION: server scenarios (all) against $server"
-log="$(mktemp -t official-server.XXXXXX)"
-"$tools/server-suite.sh" --suite all --start "$server --port $port" "http://localhost:$port/mcp" | tee "$log"
-passed="$(field passed "$log")"; fails="$(field failed "$log")"; warnings="$(field warnings "$log")"
-if [ -z "$passed" ] || [ "$fails" != 0 ] || [ "$passed" -lt "$min_server_checks" ]; then
-  echo "FAIL: server checks: ${passed:-?} passed (at least $min_server_checks wanted), ${fails:-?} failed"
-  failed=1
-elif [ "$warnings" != 0 ]; then
-  echo "FAIL: server checks all passed ($passed) but with $warnings warning(s)"
-  failed=1
-else
-  echo "OK: server checks: $passed passed, 0 failed, no warnings"
-fi
+# server_run VERSION MIN [server-suite.sh options…]: one server run, judged.
+server_run() {
+  local version="$1" min="$2" log passed fails warnings missing
+  shift 2
+  echo "== conformance $version: server scenarios ($*) against $server"
+  log="$(mktemp -t official-server.XXXXXX)"
+  "$tools/server-suite.sh" "$@" --start "$server --port $port" "http://localhost:$port/mcp" | tee "$log"
+  passed="$(field passed "$log")"; fails="$(field failed "$log")"
+  warnings="$(field warnings "$log")"; missing="$(field missing "$log")"
+  if [ -z "$passed" ] || [ "$fails" != 0 ] || [ "$passed" -lt "$min" ] || [ "${missing:-0}" != 0 ]; then
+    echo "FAIL: $version server checks: ${passed:-?} passed (at least $min wanted), ${fails:-?} failed, ${missing:-0} scored scenario(s) missing"
+    failed=1
+  elif [ "$warnings" != 0 ]; then
+    echo "FAIL: $version server checks all passed ($passed) but with $warnings warning(s)"
+    failed=1
+  else
+    echo "OK: $version server checks: $passed passed, 0 failed, no warnings"
+  fi
+}
 
-for scenario in $client_scenarios; do
-  echo "== conformance $CONFORMANCE_VERSION: client scenario $scenario"
+# client_run VERSION SCENARIO: one client scenario on its own, judged (SPEC_VERSION passes through).
+client_run() {
+  local version="$1" scenario="$2" clog status passed fails warnings
+  echo "== conformance $version: client scenario $scenario${SPEC_VERSION:+ at $SPEC_VERSION}"
   clog="$(mktemp -t official-client.XXXXXX)"
   "$tools/client-suite.sh" "$client" "scenario:$scenario" | tee "$clog"
   status=${PIPESTATUS[0]}
   passed="$(field passed "$clog")"; fails="$(field failed "$clog")"; warnings="$(field warnings "$clog")"
   if [ "$status" != 0 ] || [ -z "$passed" ] || [ "$passed" = 0 ] || [ "$fails" != 0 ] || [ "$warnings" != 0 ]; then
-    echo "FAIL: client scenario $scenario (exit $status, ${passed:-?} passed, ${fails:-?} failed, ${warnings:-?} warning(s))"
+    echo "FAIL: $version client scenario $scenario (exit $status, ${passed:-?} passed, ${fails:-?} failed, ${warnings:-?} warning(s))"
     failed=1
   else
-    echo "OK: client scenario $scenario: $passed passed"
+    echo "OK: $version client scenario $scenario: $passed passed"
   fi
+}
+
+for version in $pins; do
+  export CONFORMANCE_VERSION="$version"
+  unset CONFORMANCE_DIR SPEC_VERSION
+  # shellcheck source=conformance/pins.sh
+  . "$tools/pins.sh"
+  conformance_install
+  case "$version" in
+    0.1.*)
+      server_run "$version" "$min_checks_2025" --suite all
+      for scenario in $client_scenarios_2025; do client_run "$version" "$scenario"; done
+      ;;
+    *)
+      server_run "$version" "$min_checks_2026" --requirements "$modern_requirements"
+      scenarios="$(conformance_scored "$modern_requirements" client | grep -v '^auth/')"
+      [ -n "$scenarios" ] || { echo "FAIL: $version lists no client scenario for $modern_requirements"; failed=1; }
+      export SPEC_VERSION="$modern_requirements"
+      for scenario in $scenarios; do client_run "$version" "$scenario"; done
+      ;;
+  esac
 done
 exit "$failed"

@@ -13,10 +13,13 @@ cargo test --workspace --all-targets
 cargo test --workspace --doc
 # The opt-out of derived schemas still builds (every schema then written by hand).
 cargo check -p mcp-server --no-default-features --lib
-# The official conformance suite against our fixture server and client.
+# The official conformance suite against our fixture server and client: 0.1.16 and
+# 0.2.0-alpha.12 (requirement set 2026-07-28).
 scripts/official-conformance.sh
 # weather-server as we ship it (static, hot-code layout): it builds, and passes our conformance
-# runner over stdio like the debug build does.
+# runner over stdio like the debug build does, both eras (its ambiguous "Springfield" is the
+# 2026-07-28 input-request fixture).
 static_server=$(scripts/build-static.sh)
 cargo run --quiet -p conformance --bin mcp-conformance -- \
+  --input-tool 'get_weather={"city":"Springfield"}' \
   stdio -- "$static_server" --clock 2026-08-02T07:00:00Z

@@ -31,6 +31,10 @@ pub struct Config {
     /// Sample arguments for tools, by name (`--call NAME=JSON`), used where a case must call a
     /// tool with valid arguments.
     pub tool_args: BTreeMap<String, Value>,
+    /// The tool used as the 2026-07-28 input-request (MRTR) fixture; auto-detected when `None`.
+    pub input_tool: Option<String>,
+    /// The arguments the input-request fixture is called with (else `--call`, else its schema).
+    pub input_args: Option<Value>,
 }
 
 impl Default for Config {
@@ -42,6 +46,8 @@ impl Default for Config {
             slow_tool: None,
             progress_tool: None,
             tool_args: BTreeMap::new(),
+            input_tool: None,
+            input_args: None,
         }
     }
 }
@@ -128,6 +134,8 @@ pub struct Ctx {
     version_answers: Option<BTreeMap<String, Result<String, String>>>,
     /// Tool calls made with valid sample arguments, cached for the cases that inspect them.
     pub sample_calls: Option<Vec<SampleCall>>,
+    /// The era probe: the `server/discover` result when the target speaks 2026-07-28.
+    modern: Option<Option<Value>>,
 }
 
 /// One tool called with sample arguments, and what came back.
@@ -152,7 +160,34 @@ impl Ctx {
             lists: HashMap::new(),
             version_answers: None,
             sample_calls: None,
+            modern: None,
         }
+    }
+
+    /// The era probe, made once: a modern `server/discover` (2026-07-28 in `_meta`, no
+    /// handshake) on a fresh connection. `Some(result)` when it answers with a result that lists
+    /// 2026-07-28; `None` for anything else (an error such as -32601 or "not initialized", or
+    /// silence), which means the target does not speak 2026-07-28.
+    pub async fn modern(&mut self) -> Result<Option<Value>, Error> {
+        if let Some(known) = &self.modern {
+            return Ok(known.clone());
+        }
+        let mut session = self.fresh().await?;
+        let params =
+            crate::cases::modern::with_meta(json!({}), crate::cases::modern::meta(json!({})));
+        let reply = session.first_request("server/discover", Some(params)).await;
+        session.close().await;
+        let found = match reply {
+            Ok(Reply::Result(result)) => result
+                .get("supportedVersions")
+                .and_then(Value::as_array)
+                .is_some_and(|v| v.iter().any(|v| v == crate::cases::modern::VERSION))
+                .then_some(result),
+            Ok(Reply::Error(_)) | Err(Error::Timeout { .. } | Error::Closed { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        self.modern = Some(found.clone());
+        Ok(found)
     }
 
     /// The target in words.

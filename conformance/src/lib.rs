@@ -23,6 +23,14 @@
 //! mcp-conformance                                     # this workspace's weather-server
 //! ```
 //!
+//! # Two eras
+//!
+//! Before the cases run, the runner probes the target's era: a `server/discover` carrying
+//! 2026-07-28 in `_meta` on a fresh connection. A result listing 2026-07-28 makes the `modern.*`
+//! cases part of the run (each on a connection of its own, never an `initialize`); anything
+//! else skips them. The handshake cases run when `initialize` succeeds, so a dual-era server
+//! gets both sets and a server that speaks only 2026-07-28 gets the modern ones.
+//!
 //! The exit status is 0 when no MUST case failed, 1 when one did, 2 when the command line is
 //! wrong or the server cannot be started. Transport cases (`http.*`, `sse.*`) are part of a run
 //! only on their transport.

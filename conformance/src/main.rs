@@ -35,6 +35,8 @@ options:
   --slow-tool NAME            the tool used for cancellation and concurrency cases
   --progress-tool NAME        the tool used for progress cases (default: the slow tool)
   --call NAME=JSON            sample arguments for calling tool NAME
+  --input-tool NAME[=JSON]    the tool that asks for input, and its arguments (2026-07-28
+                              input_required cases)
   --header 'Name: value'      an HTTP header for http/sse targets (repeatable)
   --list                      print the cases and exit
   -h, --help                  this text
@@ -121,6 +123,19 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Er
             }
             "--slow-tool" => args.config.slow_tool = Some(value("--slow-tool")?),
             "--progress-tool" => args.config.progress_tool = Some(value("--progress-tool")?),
+            "--input-tool" => {
+                let v = value("--input-tool")?;
+                let (name, json) = match v.split_once('=') {
+                    Some((name, json)) => (name.to_owned(), Some(json)),
+                    None => (v.clone(), None),
+                };
+                if let Some(json) = json {
+                    let parsed = serde_json::from_str(json)
+                        .map_err(|e| Error::Usage(format!("--input-tool {name}: bad JSON: {e}")))?;
+                    args.config.input_args = Some(parsed);
+                }
+                args.config.input_tool = Some(name);
+            }
             "--call" => {
                 let v = value("--call")?;
                 let (name, json) = v

@@ -59,6 +59,9 @@ pub fn table(report: &RunReport, color: bool) -> String {
         let version = server.get("version").and_then(Value::as_str).unwrap_or("?");
         let _ = writeln!(out, "server:     {name} {version}");
     }
+    if let Some(versions) = &report.modern {
+        let _ = writeln!(out, "discover:   {} (2026-07-28 era)", versions.join(", "));
+    }
     if let Some(v) = &report.negotiated {
         let _ = writeln!(out, "negotiated: {v}");
     }
@@ -139,6 +142,7 @@ pub fn to_json(report: &RunReport) -> Value {
         "target": report.target,
         "server": report.server,
         "negotiatedVersion": report.negotiated,
+        "supportedVersions": report.modern,
         "summary": {"total": report.cases.len(), "passed": pass, "failed": fail, "skipped": skip,
                     "mustFailures": report.must_failures()},
         "cases": cases,
@@ -232,6 +236,7 @@ mod tests {
             target: "stdio: x".into(),
             server: Some(json!({"name": "s", "version": "1"})),
             negotiated: Some("2025-11-25".into()),
+            modern: None,
             cases: vec![
                 case("a.pass", Level::Must, Outcome::Pass),
                 case("a.fail", Level::Should, Outcome::fail("x", "y <z>")),

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::case::{Case, Level, Outcome, SessionUse};
+use crate::cases::modern;
 use crate::context::{Config, Ctx};
 use crate::driver::{Connector, Journal};
 use crate::error::Error;
@@ -56,6 +57,8 @@ pub struct RunReport {
     pub server: Option<Value>,
     /// The version the shared session negotiated.
     pub negotiated: Option<String>,
+    /// The `supportedVersions` of `server/discover` when the target speaks 2026-07-28.
+    pub modern: Option<Vec<String>>,
     /// Every selected case, in run order.
     pub cases: Vec<CaseReport>,
 }
@@ -99,6 +102,7 @@ pub async fn run(
         target: cx.describe(),
         server: None,
         negotiated: None,
+        modern: None,
         cases: Vec::new(),
     };
     // Cases for another transport are not part of this run at all (not skips).
@@ -106,15 +110,36 @@ pub async fn run(
     let selected: Vec<&Case> = cases
         .iter()
         .filter(|c| filter.selects(c.id) && c.transports.applies_to(kind))
+        // 2026-07-28 has no HTTP+SSE transport: its cases are not part of an `sse` run.
+        .filter(|c| !(kind == "sse" && modern::is_modern(c)))
         .collect();
-    if !selected.is_empty() {
+    let mut eras = Eras::default();
+    if selected.iter().any(|c| modern::is_modern(c)) {
+        match cx.modern().await {
+            Ok(found) => {
+                report.modern = found.as_ref().map(supported_versions);
+                report.server = found
+                    .as_ref()
+                    .and_then(|d| d.pointer("/_meta/io.modelcontextprotocol~1serverInfo"))
+                    .cloned();
+                eras.modern = Some(found.is_some());
+            }
+            Err(e @ Error::Spawn { .. }) => {
+                cx.finish().await;
+                return Err(e);
+            }
+            Err(_) => eras.modern = Some(false),
+        }
+    }
+    if selected.iter().any(|c| !modern::is_modern(c)) {
         match cx.init_result().await {
             Ok(init) => {
-                report.server = init.get("serverInfo").cloned();
+                report.server = init.get("serverInfo").cloned().or(report.server.take());
                 report.negotiated = init
                     .get("protocolVersion")
                     .and_then(Value::as_str)
                     .map(str::to_owned);
+                eras.legacy = true;
             }
             Err(e @ Error::Spawn { .. }) => {
                 cx.finish().await;
@@ -125,7 +150,10 @@ pub async fn run(
     }
     for case in selected {
         let started = Instant::now();
-        let outcome = run_one(&mut cx, case, config.case_timeout).await;
+        let outcome = match eras.skip(case) {
+            Some(skip) => skip,
+            None => run_one(&mut cx, case, config.case_timeout).await,
+        };
         if matches!(outcome, Outcome::Fail { .. }) {
             // A failing case may have left the shared session in any state: start afresh.
             cx.reset_shared().await;
@@ -142,6 +170,42 @@ pub async fn run(
     }
     cx.finish().await;
     Ok(report)
+}
+
+/// Which eras the target speaks, as far as the run found out.
+#[derive(Default)]
+struct Eras {
+    /// Whether `server/discover` answered a 2026-07-28 request (`None`: not probed).
+    modern: Option<bool>,
+    /// Whether `initialize` succeeded.
+    legacy: bool,
+}
+
+impl Eras {
+    /// The skip for a case of an era the target does not speak: a modern case against a
+    /// server without 2026-07-28, a handshake case against a server that only speaks it.
+    fn skip(&self, case: &Case) -> Option<Outcome> {
+        if modern::is_modern(case) {
+            return (self.modern == Some(false)).then(|| {
+                Outcome::skip("the server does not speak 2026-07-28 (a modern server/discover got no result listing it)")
+            });
+        }
+        (self.modern == Some(true) && !self.legacy).then(|| {
+            Outcome::skip("the server speaks only 2026-07-28 (initialize did not succeed)")
+        })
+    }
+}
+
+/// The `supportedVersions` of a discover result.
+fn supported_versions(discover: &Value) -> Vec<String> {
+    discover
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
 }
 
 async fn run_one(cx: &mut Ctx, case: &Case, limit: Duration) -> Outcome {

@@ -7,14 +7,14 @@
 //! first. Without `MCP_INTEROP_NODE_MODULES` / `MCP_INTEROP_PYTHON` these tests print a note and
 //! pass, unless `MCP_INTEROP_REQUIRED=1`.
 
+mod support;
+
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use conformance::context::Config;
-use conformance::driver::StdioTarget;
-use conformance::runner::{self, Filter, RunReport};
+use conformance::runner::RunReport;
 use conformance::Outcome;
+use support::run_stdio;
 
 fn peer(var: &str) -> Option<String> {
     match std::env::var(var) {
@@ -30,25 +30,7 @@ fn peer(var: &str) -> Option<String> {
 }
 
 fn run(program: &str, args: Vec<String>) -> RunReport {
-    let target = Arc::new(StdioTarget::new(program, args));
-    let config = Config {
-        timeout: Duration::from_secs(3),
-        case_timeout: Duration::from_secs(40),
-        ..Config::default()
-    };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
-    runtime
-        .block_on(runner::run(
-            target,
-            config,
-            &Filter::default(),
-            &conformance::cases::all(),
-        ))
-        .expect("the server starts")
+    run_stdio(program, args, Duration::from_secs(40))
 }
 
 fn check_completed(report: &RunReport) {

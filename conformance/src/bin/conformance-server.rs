@@ -1,18 +1,27 @@
 //! The fixture server the official suite `@modelcontextprotocol/conformance` drives: every tool,
 //! resource, template and prompt its server scenarios use, over Streamable HTTP with sessions on
-//! 127.0.0.1 (`--port P`, default 3000), endpoint `/mcp`.
+//! 127.0.0.1 (`--port P`, default 3000), endpoint `/mcp`; `--stdio` serves the same fixtures on
+//! stdin/stdout instead (for `mcp-conformance stdio`).
+//!
+//! The 2026-07-28 scenarios (suite 0.2.0, requirement set `2026-07-28`) add the fixtures in
+//! [`input_tools`] and [`input_prompts`]: tools and a prompt that ask the client for input
+//! through `ctx.elicit`, `ctx.sample` and `ctx.list_roots` (server-to-client requests under
+//! 2025, `input_required` results under 2026-07-28), one that needs `sampling`, one that logs, and
+//! two that change the tool and prompt lists. `conformance/RESULTS.md` lists what each scenario
+//! expects of them.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use mcp_server::http::HttpConfig;
 use mcp_server::schema::{
-    BlobResourceContents, CallToolResult, Content, CreateMessageParams, ElicitParams,
-    GetPromptResult, PromptMessage, Role, SamplingMessage, TextResourceContents,
+    BlobResourceContents, CallToolResult, Content, CreateMessageParams, CreateMessageResult,
+    ElicitParams, ElicitResult, GetPromptResult, PromptMessage, Role, SamplingMessage,
+    TextResourceContents,
 };
 use mcp_server::{
     complete_from, CompletionRequest, Context, LoggingLevel, NoArgs, Prompt, PromptArguments,
-    Resource, ResourceRequest, ResourceTemplate, Server, Tool, ToolOutput,
+    Resource, ResourceRequest, ResourceTemplate, Server, ServerError, Tool, ToolError, ToolOutput,
 };
 use mcp_server::{schemars, JsonSchema};
 use serde::Deserialize;
@@ -91,15 +100,7 @@ async fn with_progress(_: NoArgs, ctx: Context) -> String {
 async fn sampling(args: SamplingArgs, ctx: Context) -> ToolOutput {
     let params = CreateMessageParams::new(vec![SamplingMessage::user_text(args.prompt)], 100);
     match ctx.sample(params).await {
-        Ok(result) => {
-            let text: Vec<&str> = result
-                .content
-                .blocks()
-                .iter()
-                .filter_map(Content::as_text)
-                .collect();
-            ToolOutput::text(format!("LLM response: {}", text.join("")))
-        }
+        Ok(result) => ToolOutput::text(format!("LLM response: {}", sampled_text(&result))),
         Err(e) => ToolOutput::error(format!("Sampling failed: {e}")),
     }
 }
@@ -428,35 +429,378 @@ fn prompts(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
         )
 }
 
+/// A form elicitation of one required field `field` of JSON type `kind`.
+fn ask(message: &str, field: &str, kind: &str) -> ElicitParams {
+    let schema = json!({
+        "type": "object",
+        "properties": {field: {"type": kind}},
+        "required": [field]
+    });
+    ElicitParams::form(message, schema)
+}
+
+/// A sampling request of one user message.
+fn sample_request(text: &str, max_tokens: u64) -> CreateMessageParams {
+    CreateMessageParams::new(vec![SamplingMessage::user_text(text)], max_tokens)
+}
+
+/// Field `field` of an accepted elicitation, as text (`"?"` when absent).
+fn answer(result: &ElicitResult, field: &str) -> String {
+    match result.content.as_ref().and_then(|c| c.get(field)) {
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+        None => "?".to_owned(),
+    }
+}
+
+/// The text of a sampling answer.
+fn sampled_text(result: &CreateMessageResult) -> String {
+    let text: Vec<&str> = result
+        .content
+        .blocks()
+        .iter()
+        .filter_map(Content::as_text)
+        .collect();
+    text.join("")
+}
+
+/// Asking the client for input failed: the request is refused with the protocol error (under
+/// 2026-07-28 this is also how an `input_required` answer leaves the handler).
+fn refused(error: ServerError) -> ToolError {
+    ToolError::protocol(error)
+}
+
+/// The suite wants this ask under the key `user_name` (and answers it without a requestState).
+async fn mrtr_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit_as("user_name", ask("What is your name?", "name", "string"))
+        .await
+        .map_err(refused)?;
+    Ok(format!("Hello, {}!", answer(&name, "name")))
+}
+
+async fn mrtr_sampling(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let result = ctx
+        .sample(sample_request("What is the capital of France?", 100))
+        .await
+        .map_err(refused)?;
+    Ok(format!("Sampling result: {}", sampled_text(&result)))
+}
+
+async fn mrtr_list_roots(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let roots = ctx.list_roots().await.map_err(refused)?;
+    Ok(format!("Found {} root(s)", roots.roots.len()))
+}
+
+async fn mrtr_request_state(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let confirm = ctx
+        .elicit(ask("Please confirm", "ok", "boolean"))
+        .await
+        .map_err(refused)?;
+    let ok = confirm.content.as_ref().and_then(|c| c.get("ok")) == Some(&Value::Bool(true));
+    Ok(if ok {
+        "state-ok: requestState validated".to_owned()
+    } else {
+        "state-not-confirmed".to_owned()
+    })
+}
+
+/// Three questions at once: joined, so under 2026-07-28 they leave in one `input_required`.
+async fn mrtr_multiple(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.elicit(ask("What is your name?", "name", "string")),
+        ctx.sample(sample_request("Generate a greeting", 50)),
+        ctx.list_roots(),
+    );
+    let (name, greeting, roots) = (
+        name.map_err(refused)?,
+        greeting.map_err(refused)?,
+        roots.map_err(refused)?,
+    );
+    Ok(format!(
+        "Name: {}; Greeting: {}; Roots: {}",
+        answer(&name, "name"),
+        sampled_text(&greeting),
+        roots.roots.len()
+    ))
+}
+
+async fn mrtr_multi_round(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit(ask("Step 1: What is your name?", "name", "string"))
+        .await
+        .map_err(refused)?;
+    let color = ctx
+        .elicit(ask(
+            "Step 2: What is your favorite color?",
+            "color",
+            "string",
+        ))
+        .await
+        .map_err(refused)?;
+    Ok(format!(
+        "Multi-round complete for {} who likes {}",
+        answer(&name, "name"),
+        answer(&color, "color")
+    ))
+}
+
+async fn mrtr_tampered_state(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    ctx.elicit(ask("Please confirm", "ok", "boolean"))
+        .await
+        .map_err(refused)?;
+    Ok("integrity-ok: state verified".to_owned())
+}
+
+/// Asks only for what the client declared: elicitation and/or sampling.
+async fn mrtr_capabilities(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let caps = ctx.client_capabilities();
+    let can_elicit = caps.is_some_and(|c| c.elicitation.is_some());
+    let can_sample = caps.is_some_and(|c| c.sampling.is_some());
+    if !can_elicit && !can_sample {
+        return Ok("No supported capabilities declared".to_owned());
+    }
+    let elicit = async {
+        match can_elicit {
+            true => Some(
+                ctx.elicit(ask("Elicitation input", "value", "string"))
+                    .await,
+            ),
+            false => None,
+        }
+    };
+    let sample = async {
+        match can_sample {
+            true => Some(ctx.sample(sample_request("Sample request", 50)).await),
+            false => None,
+        }
+    };
+    let (elicited, sampled) = tokio::join!(elicit, sample);
+    let mut received = Vec::new();
+    if let Some(result) = elicited {
+        result.map_err(refused)?;
+        received.push("elicit_input");
+    }
+    if let Some(result) = sampled {
+        result.map_err(refused)?;
+        received.push("sample_input");
+    }
+    Ok(format!("capabilities-ok: received {}", received.join(",")))
+}
+
+/// Needs `sampling`: a client without it is refused (-32021 under 2026-07-28).
+async fn missing_capability(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    ctx.sample(sample_request("Say something", 20))
+        .await
+        .map_err(refused)?;
+    Ok("Success".to_owned())
+}
+
+/// A progress notification, then a question: the response stream holds notifications and the
+/// answer only, never a request.
+async fn streaming_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    ctx.progress(50.0, Some(100.0), None).await;
+    ctx.elicit(ask("Continue?", "ok", "boolean"))
+        .await
+        .map_err(refused)?;
+    Ok("Streaming complete".to_owned())
+}
+
+async fn logging_tool(_: NoArgs, ctx: Context) -> &'static str {
+    ctx.log(LoggingLevel::Info, "Diagnostic trace logging activated")
+        .await;
+    "Logging evaluated"
+}
+
+/// The name of the tool and prompt that [`toggle_tool`] and [`toggle_prompt`] add and remove.
+const TOGGLED: &str = "test_toggled";
+
+/// Adds or removes a tool, so the server's tool list changes.
+async fn toggle_tool(_: NoArgs, ctx: Context) -> &'static str {
+    if !ctx.server().remove_tool(TOGGLED) {
+        ctx.server().add_tool(
+            no_args_tool(
+                TOGGLED,
+                "Appears and disappears with test_trigger_tool_change",
+            ),
+            |_: NoArgs, _: Context| async { "toggled" },
+        );
+    }
+    "Mutation triggered"
+}
+
+/// Adds or removes a prompt, so the server's prompt list changes.
+async fn toggle_prompt(_: NoArgs, ctx: Context) -> &'static str {
+    if !ctx.server().remove_prompt(TOGGLED) {
+        ctx.server().add_prompt(
+            Prompt::new(
+                TOGGLED,
+                "Appears and disappears with test_trigger_prompt_change",
+            ),
+            |_: PromptArguments, _: Context| async { "toggled".to_owned() },
+        );
+    }
+    "Mutation triggered"
+}
+
+/// The fixtures of the 2026-07-28 scenarios (server-stateless and input-required-result-*).
+fn input_tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
+    builder
+        .tool(
+            no_args_tool(
+                "test_input_required_result_elicitation",
+                "MRTR: asks for the user's name",
+            ),
+            mrtr_elicitation,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_sampling",
+                "MRTR: asks the client's model a question",
+            ),
+            mrtr_sampling,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_list_roots",
+                "MRTR: asks for the client's roots",
+            ),
+            mrtr_list_roots,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_request_state",
+                "MRTR: asks for a confirmation and resumes from requestState",
+            ),
+            mrtr_request_state,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_multiple_inputs",
+                "MRTR: asks for a name, a sampled greeting and the roots at once",
+            ),
+            mrtr_multiple,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_multi_round",
+                "MRTR: asks two questions, one after the other",
+            ),
+            mrtr_multi_round,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_tampered_state",
+                "MRTR: a confirmation whose sealed requestState must not be forged",
+            ),
+            mrtr_tampered_state,
+        )
+        .tool(
+            no_args_tool(
+                "test_input_required_result_capabilities",
+                "MRTR: asks only through the capabilities the client declared",
+            ),
+            mrtr_capabilities,
+        )
+        .tool(
+            no_args_tool(
+                "test_missing_capability",
+                "Needs the client's sampling capability",
+            ),
+            missing_capability,
+        )
+        .tool(
+            no_args_tool(
+                "test_streaming_elicitation",
+                "Reports progress, then asks a question",
+            ),
+            streaming_elicitation,
+        )
+        .tool(
+            no_args_tool("test_logging_tool", "Logs one message at info"),
+            logging_tool,
+        )
+        .tool(
+            no_args_tool("test_trigger_tool_change", "Changes the tool list"),
+            toggle_tool,
+        )
+        .tool(
+            no_args_tool("test_trigger_prompt_change", "Changes the prompt list"),
+            toggle_prompt,
+        )
+}
+
+async fn mrtr_prompt(_: PromptArguments, ctx: Context) -> Result<String, ServerError> {
+    let context = ctx
+        .elicit(ask(
+            "What context should the prompt use?",
+            "context",
+            "string",
+        ))
+        .await?;
+    Ok(format!(
+        "Prompt with context: {}",
+        answer(&context, "context")
+    ))
+}
+
+fn input_prompts(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
+    builder.prompt(
+        Prompt::new(
+            "test_input_required_result_prompt",
+            "MRTR: a prompt that asks for its context",
+        ),
+        mrtr_prompt,
+    )
+}
+
 /// The fixture server.
 fn server() -> Server {
     let builder = Server::builder("mcp-rs-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixture server of the official MCP conformance suite.")
         .default_log_level(LoggingLevel::Debug);
-    prompts(resources(tools(builder))).build()
+    input_prompts(input_tools(prompts(resources(tools(builder))))).build()
 }
 
-/// The port from `--port P` (or `--port=P`); 3000 without one.
-fn port_from_args() -> Result<u16, String> {
+/// Where to serve: `--port P` (or `--port=P`; 3000 without one), or `--stdio`.
+enum Serve {
+    Http(u16),
+    Stdio,
+}
+
+fn serve_from_args() -> Result<Serve, String> {
     let mut args = std::env::args().skip(1);
-    let mut port = 3000;
+    let mut serve = Serve::Http(3000);
     while let Some(arg) = args.next() {
+        if arg == "--stdio" {
+            serve = Serve::Stdio;
+            continue;
+        }
         let value = match arg.strip_prefix("--port=") {
             Some(v) => v.to_owned(),
             None if arg == "--port" => args.next().ok_or("--port needs a value")?,
-            None => return Err(format!("unknown argument {arg:?}; usage: --port P")),
+            None => {
+                return Err(format!(
+                    "unknown argument {arg:?}; usage: --port P | --stdio"
+                ))
+            }
         };
-        port = value
+        let port = value
             .parse()
             .map_err(|_| format!("not a port number: {value:?}"))?;
+        serve = Serve::Http(port);
     }
-    Ok(port)
+    Ok(serve)
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let port = match port_from_args() {
-        Ok(port) => port,
+    let port = match serve_from_args() {
+        Ok(Serve::Http(port)) => port,
+        Ok(Serve::Stdio) => {
+            server().serve_stdio().await;
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("conformance-server: {e}");
             return ExitCode::from(2);

@@ -13,6 +13,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
+pub mod modern;
 pub mod prompts;
 pub mod resources;
 pub mod sse;
@@ -33,6 +34,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(prompts::cases());
     cases.extend(completion::cases());
     cases.extend(logging::cases());
+    cases.extend(modern::cases());
     cases.extend(jsonrpc::final_cases());
     cases.extend(logging::final_cases());
     cases

@@ -2,6 +2,8 @@
 //! asks for; JSON answers and the `data` of SSE answers go into the session's frame channel.
 //! The session id from the `initialize` answer and the negotiated `MCP-Protocol-Version` are
 //! sent on every later request, and the GET stream is opened once the session is initialized.
+//! A 2026-07-28 request (one whose `params._meta` has `io.modelcontextprotocol/…` fields) gets
+//! the modern headers instead, derived from its body ([`modern_headers`]).
 //!
 //! [`HttpClient`] is also the raw client the transport cases use: it reports statuses and
 //! headers exactly as they came.
@@ -29,6 +31,12 @@ use crate::error::Error;
 pub const SESSION_ID: &str = "mcp-session-id";
 /// The version header.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The 2026-07-28 header naming the method.
+pub const MCP_METHOD: &str = "mcp-method";
+/// The 2026-07-28 header naming the tool, prompt or resource of a call, get or read.
+pub const MCP_NAME: &str = "mcp-name";
+/// The version a modern request without its own `_meta` version is sent under.
+const MODERN_VERSION: &str = "2026-07-28";
 /// The Accept header every POST carries.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 /// The most bytes read from one non-streaming body.
@@ -341,6 +349,73 @@ fn frame_kind(frame: &[u8]) -> FrameKind {
     }
 }
 
+/// `text` as a header value: as it is when it is visible ASCII (inner spaces allowed), else
+/// `=?base64?…?=`.
+pub fn header_value(text: &str) -> String {
+    let safe = !text.is_empty()
+        && text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ');
+    if safe {
+        text.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(text.as_bytes()))
+    }
+}
+
+/// Standard base64 with padding.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The headers a 2026-07-28 client sends with `message`: `MCP-Protocol-Version` (the `_meta`
+/// version), `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`.
+/// Empty for a message that is not a modern request or notification.
+pub fn modern_headers(message: &Value) -> Vec<(String, String)> {
+    let Some(meta) = message.pointer("/params/_meta").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    if !meta
+        .keys()
+        .any(|k| k.starts_with("io.modelcontextprotocol/"))
+    {
+        return Vec::new();
+    }
+    let version = meta
+        .get("io.modelcontextprotocol/protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(MODERN_VERSION);
+    let mut headers = vec![(PROTOCOL_VERSION.to_owned(), header_value(version))];
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return headers;
+    };
+    headers.push((MCP_METHOD.to_owned(), header_value(method)));
+    let name = match method {
+        "tools/call" | "prompts/get" => message.pointer("/params/name"),
+        "resources/read" => message.pointer("/params/uri"),
+        _ => None,
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        headers.push((MCP_NAME.to_owned(), header_value(name)));
+    }
+    headers
+}
+
 /// Handles one POST answer: stores the session id and version of an initialize answer, hands
 /// JSON bodies and SSE data to the session.
 async fn answer(
@@ -467,10 +542,16 @@ impl Transport for HttpTransport {
             let state = self.state.clone();
             let tx = self.tx.clone();
             let body = Bytes::copy_from_slice(frame);
+            let modern = serde_json::from_slice::<Value>(frame)
+                .map(|v| modern_headers(&v))
+                .unwrap_or_default();
             let is_init = kind == FrameKind::Initialize;
             let (sent_tx, sent_rx) = oneshot::channel::<Result<(), Error>>();
             let task = tokio::spawn(async move {
-                let headers = session_headers(&state);
+                let headers = match modern.is_empty() {
+                    true => session_headers(&state),
+                    false => modern,
+                };
                 let mut extra = as_pairs(&headers);
                 extra.push(("accept", ACCEPT_BOTH));
                 extra.push(("content-type", "application/json"));
@@ -542,5 +623,33 @@ impl Drop for HttpTransport {
         for task in &self.tasks {
             task.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn base64_and_header_values() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(header_value("tools/call"), "tools/call");
+        assert_eq!(header_value("caf\u{e9}"), "=?base64?Y2Fmw6k=?=");
+        assert_eq!(header_value(" x"), "=?base64?IHg=?=");
+    }
+
+    #[test]
+    fn modern_headers_come_from_the_body() {
+        let call = json!({"method": "tools/call", "params": {"name": "t",
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}});
+        let headers = modern_headers(&call);
+        assert!(headers.contains(&(PROTOCOL_VERSION.into(), "2026-07-28".into())));
+        assert!(headers.contains(&(MCP_METHOD.into(), "tools/call".into())));
+        assert!(headers.contains(&(MCP_NAME.into(), "t".into())));
+        assert!(modern_headers(&json!({"method": "ping", "params": {}})).is_empty());
     }
 }

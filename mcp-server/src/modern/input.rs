@@ -58,13 +58,18 @@ impl InputRound {
     }
 
     /// The answer to this run's next ask, if the request carries it; otherwise records the ask
-    /// and returns `Ok(None)`.
+    /// and returns `Ok(None)`. The ask goes under `name` when given (its key in
+    /// `inputRequests`), else under `{kind}-{n}` by its place in the run.
     pub(crate) fn answer_or_ask(
         &self,
+        name: Option<&str>,
         kind: &str,
         request: InputRequest,
     ) -> Result<Option<InputResponse>, ServerError> {
-        let key = format!("{kind}-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let key = match name {
+            Some(name) => name.to_owned(),
+            None => format!("{kind}-{}", self.next.fetch_add(1, Ordering::Relaxed)),
+        };
         if let Some(answer) = self.answers.get(&key) {
             return Ok(Some(answer.clone()));
         }
@@ -104,11 +109,28 @@ mod tests {
     use mcp_proto::schema::ListRootsResult;
 
     #[tokio::test]
+    async fn a_named_ask_goes_under_its_name() {
+        let round = InputRound::new(InputResponses::new());
+        let ran = round
+            .run(async {
+                let ask =
+                    round.answer_or_ask(Some("user_name"), "roots", InputRequest::ListRoots(None));
+                assert!(matches!(ask, Ok(None)));
+                std::future::pending::<()>().await;
+            })
+            .await;
+        match ran {
+            Ran::Asked { requests, .. } => assert!(requests.contains_key("user_name")),
+            Ran::Done(()) => panic!("the run should stop at the ask"),
+        }
+    }
+
+    #[tokio::test]
     async fn answered_asks_return_and_unanswered_ones_stop_the_run() {
         let round = InputRound::new(InputResponses::new());
         let ran = round
             .run(async {
-                let first = round.answer_or_ask("roots", InputRequest::ListRoots(None));
+                let first = round.answer_or_ask(None, "roots", InputRequest::ListRoots(None));
                 assert!(matches!(first, Ok(None)));
                 std::future::pending::<()>().await;
             })
@@ -127,7 +149,7 @@ mod tests {
         let ran = round
             .run(async {
                 round
-                    .answer_or_ask("roots", InputRequest::ListRoots(None))
+                    .answer_or_ask(None, "roots", InputRequest::ListRoots(None))
                     .map(|a| a.is_some())
             })
             .await;
