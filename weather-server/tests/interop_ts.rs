@@ -5,48 +5,16 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
-use common::{bounded, HttpServer, BIN, CLOCK};
-use tokio::process::Command;
+use common::{drive_node, node_modules_with, HttpServer, BIN, CLOCK};
 
 fn node_modules() -> Option<PathBuf> {
-    match std::env::var_os("MCP_INTEROP_NODE_MODULES") {
-        Some(path) if Path::new(&path).exists() => Some(PathBuf::from(path)),
-        _ => {
-            if std::env::var("MCP_INTEROP_REQUIRED").as_deref() == Ok("1") {
-                panic!("MCP_INTEROP_NODE_MODULES is not set (or does not exist) but MCP_INTEROP_REQUIRED=1; run scripts/interop-setup.sh");
-            }
-            eprintln!("skipped: MCP_INTEROP_NODE_MODULES is not set; run `eval \"$(scripts/interop-setup.sh)\"` to enable");
-            None
-        }
-    }
+    node_modules_with("@modelcontextprotocol/sdk")
 }
 
-/// Runs the driver with `args` and checks it printed `OK`.
+/// Runs `tests/interop/ts_client.mjs` with `args`; returns its output after checking it.
 async fn drive(node_modules: &Path, args: &[&str]) -> String {
-    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ts_client.mjs");
-    let mut command = Command::new("node");
-    command
-        .arg(driver)
-        .arg(node_modules)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let output = bounded(60, "the TypeScript driver", command.output())
-        .await
-        .expect("node starts");
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.starts_with("OK"),
-        "driver failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
-        output.status
-    );
-    eprintln!("{}", stdout.trim());
-    stdout
+    drive_node("ts_client.mjs", node_modules, args, "OK").await
 }
 
 #[tokio::test]

@@ -142,3 +142,53 @@ async fn wait_for_port(port: u16, child: &mut Child) -> bool {
     }
     false
 }
+
+/// The interop peers' `node_modules` (from `scripts/interop-setup.sh`) when it holds `package`;
+/// `None` skips the test, unless `MCP_INTEROP_REQUIRED=1`, which fails it instead.
+pub fn node_modules_with(package: &str) -> Option<std::path::PathBuf> {
+    use std::path::Path;
+    match std::env::var_os("MCP_INTEROP_NODE_MODULES") {
+        Some(path) if Path::new(&path).join(package).exists() => Some(path.into()),
+        _ => {
+            if std::env::var("MCP_INTEROP_REQUIRED").as_deref() == Ok("1") {
+                panic!("{package} is not installed but MCP_INTEROP_REQUIRED=1; run scripts/interop-setup.sh");
+            }
+            eprintln!("skipped: MCP_INTEROP_NODE_MODULES has no {package}; run `eval \"$(scripts/interop-setup.sh)\"` to enable");
+            None
+        }
+    }
+}
+
+/// Runs the node driver `tests/interop/<script>` with `node_modules` and `args`, and returns
+/// what it printed after checking it exited 0 and printed `expect` first.
+pub async fn drive_node(
+    script: &str,
+    node_modules: &std::path::Path,
+    args: &[&str],
+    expect: &str,
+) -> String {
+    let driver = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/interop")
+        .join(script);
+    let mut command = Command::new("node");
+    command
+        .arg(driver)
+        .arg(node_modules)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let output = bounded(60, script, command.output())
+        .await
+        .expect("node starts");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.starts_with(expect),
+        "driver failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
+        output.status
+    );
+    eprintln!("{}", stdout.trim());
+    stdout
+}
