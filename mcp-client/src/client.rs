@@ -217,11 +217,7 @@ async fn negotiate(
             .await?
         }
         Negotiation::Pin(version) if version.is_stateless_era() => {
-            let timeout = clamp_timeout(options.initialize_timeout);
-            match discover(peer, name, options, handler, version, timeout).await {
-                Ok(handshake) => handshake,
-                Err(e) => return Err(pinned_failure(name, version, e)),
-            }
+            pinned(peer, name, options, handler, version).await?
         }
         Negotiation::Pin(version) => handshake(peer, name, options, handler, version, true).await?,
         Negotiation::Auto => auto(peer, name, options, handler, remembered).await?,
@@ -232,14 +228,39 @@ async fn negotiate(
     Ok(handshake)
 }
 
-/// The error of a failed probe under a 2026-07-28 pin: a -32022 names the versions offered.
-fn pinned_failure(name: &str, version: ProtocolVersion, error: PeerError) -> ClientError {
-    match classify_probe(&error, version) {
-        ProbeVerdict::ModernRefused(reason) => ClientError::ModernRefused {
-            server: name.to_owned(),
-            reason,
-        },
-        _ => ClientError::from_peer(name, error),
+/// A 2026-07-28 pin: `server/discover` under that version, tried once more when a -32022 lists
+/// the pinned version among those the server supports (the spec's "retry with a supported
+/// version"); any other failure is final, and a -32022 names the versions offered.
+async fn pinned(
+    peer: &PeerHandle,
+    name: &str,
+    options: &ClientOptions,
+    handler: &ClientHandler,
+    version: ProtocolVersion,
+) -> Result<Handshake, ClientError> {
+    let timeout = clamp_timeout(options.initialize_timeout);
+    let mut retried = false;
+    loop {
+        let error = match discover(peer, name, options, handler, version, timeout).await {
+            Ok(handshake) => return Ok(handshake),
+            Err(error) => error,
+        };
+        return Err(match classify_probe(&error, version) {
+            ProbeVerdict::RetryWith(v) if v == version && !retried => {
+                tracing::debug!(server = %name, "server/discover refused {version} but lists it; retrying once");
+                retried = true;
+                continue;
+            }
+            ProbeVerdict::RetryWith(v) => ClientError::ModernRefused {
+                server: name.to_owned(),
+                reason: format!("pinned to {version}, but the server asks for {v}"),
+            },
+            ProbeVerdict::ModernRefused(reason) => ClientError::ModernRefused {
+                server: name.to_owned(),
+                reason,
+            },
+            ProbeVerdict::Legacy => ClientError::from_peer(name, error),
+        });
     }
 }
 

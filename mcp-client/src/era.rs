@@ -138,7 +138,8 @@ impl EraCache {
 /// What the answer to a `server/discover` probe says about the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ProbeVerdict {
-    /// A modern server that does not speak the version we asked for but speaks this one.
+    /// A modern server that refused the version we asked for but lists this one (which may be
+    /// the same version: a refusal that names it is worth one more try).
     RetryWith(ProtocolVersion),
     /// A modern server that refused the probe for a reason we cannot fix (-32020, -32021, or
     /// -32022 with no version in common); the text says why.
@@ -158,21 +159,25 @@ pub(crate) fn classify_probe(error: &PeerError, asked: ProtocolVersion) -> Probe
     match rpc.code {
         error_codes::UNSUPPORTED_PROTOCOL_VERSION => match supported_versions(rpc) {
             Some(supported) => {
-                let modern = supported
+                let offered: Vec<ProtocolVersion> = supported
                     .iter()
                     .filter_map(|v| ProtocolVersion::parse(v))
-                    .filter(|v| v.is_stateless_era() && *v != asked)
-                    .max();
+                    .collect();
+                // A refusal that lists the version we asked for is worth one more try with it;
+                // else the newest modern version the server names.
+                let modern = if offered.contains(&asked) {
+                    Some(asked)
+                } else {
+                    offered
+                        .iter()
+                        .copied()
+                        .filter(|v| v.is_stateless_era())
+                        .max()
+                };
                 match modern {
                     Some(v) => ProbeVerdict::RetryWith(v),
                     // Only legacy versions in common: the server is dual-era, take the handshake.
-                    None if supported
-                        .iter()
-                        .filter_map(|v| ProtocolVersion::parse(v))
-                        .any(|v| !v.is_stateless_era()) =>
-                    {
-                        ProbeVerdict::Legacy
-                    }
+                    None if offered.iter().any(|v| !v.is_stateless_era()) => ProbeVerdict::Legacy,
                     None => ProbeVerdict::ModernRefused(format!(
                         "the server speaks only {} (we asked for {asked})",
                         supported.join(", ")
@@ -263,6 +268,12 @@ mod tests {
             ProbeVerdict::ModernRefused(_)
         ));
         assert_eq!(classify_probe(&rpc(-32022, None), v), ProbeVerdict::Legacy);
+        // A refusal that lists the version asked for: try it once more.
+        let same = rpc(
+            -32022,
+            Some(r#"{"supported":["2026-07-28"],"requested":"2026-07-28"}"#),
+        );
+        assert_eq!(classify_probe(&same, v), ProbeVerdict::RetryWith(v));
     }
 
     #[test]
