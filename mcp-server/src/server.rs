@@ -19,7 +19,7 @@ use serde_json::value::RawValue;
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
 use crate::handler::Handler;
-use crate::modern::{CacheHint, ListenEvent, Listeners, SealKey};
+use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
@@ -91,6 +91,7 @@ struct ServerInner {
     modern_versions: Vec<ProtocolVersion>,
     seal_key: SealKey,
     listeners: Listeners,
+    negotiated_cache: NegotiatedCache,
     instructions: Option<String>,
     options: ServerOptions,
     offers: Offers,
@@ -141,6 +142,7 @@ impl Server {
                 modern_versions,
                 seal_key: seal_key.unwrap_or_else(SealKey::random),
                 listeners: Listeners::default(),
+                negotiated_cache: NegotiatedCache::default(),
                 info,
                 instructions,
                 options,
@@ -266,18 +268,28 @@ impl Server {
         self.serve(transport).closed().await;
     }
 
+    /// What the server offers now, as the flags that decide its capabilities.
+    pub(crate) fn advertised(&self) -> Advertised {
+        let offers = &self.inner.offers;
+        Advertised {
+            tools: !offers.tools.is_empty(),
+            resources: !offers.resources.is_empty(),
+            prompts: !offers.prompts.is_empty(),
+            completions: !offers.completions.is_empty(),
+        }
+    }
+
+    /// The decoded `_meta`s of recent 2026-07-28 requests.
+    pub(crate) fn negotiated_cache(&self) -> &NegotiatedCache {
+        &self.inner.negotiated_cache
+    }
+
     pub(crate) fn capabilities(
         &self,
         version: ProtocolVersion,
     ) -> (ServerCapabilities, Advertised) {
-        let offers = &self.inner.offers;
-        capabilities_from(
-            !offers.tools.is_empty(),
-            !offers.resources.is_empty(),
-            !offers.prompts.is_empty(),
-            !offers.completions.is_empty(),
-            version,
-        )
+        let a = self.advertised();
+        capabilities_from(a.tools, a.resources, a.prompts, a.completions, version)
     }
 
     pub(crate) fn initialize_result(

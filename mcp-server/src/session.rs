@@ -30,7 +30,7 @@ use crate::server::Server;
 const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 /// Which list-changed notifications a client was promised.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Advertised {
     pub(crate) tools: bool,
     pub(crate) resources: bool,
@@ -292,7 +292,7 @@ impl Session {
             Method::Ping | Method::Initialize | Method::Discover | Method::Listen => {
                 Ok(jsonrpc::empty_object())
             }
-            Method::CallTool => offers.tools.call(params, ctx(), version).await,
+            Method::CallTool => offers.tools.call(params, ctx(), version, None).await,
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
             Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),

@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::error::{ServerError, ToolError};
 use crate::handler::Erased;
+use crate::modern::ResultHead;
 
 /// A boxed, sendable future: what type-erased handlers return.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -241,21 +242,50 @@ impl ToolOutput {
     }
 
     /// Serializes the result for `version` (no `structuredContent` before 2025-06-18), without
-    /// going through `serde_json::Value`; a refusal is the JSON-RPC error to answer with.
-    pub(crate) fn into_raw(self, version: ProtocolVersion) -> Result<RawJson, ServerError> {
+    /// going through `serde_json::Value`; a refusal is the JSON-RPC error to answer with. With a
+    /// `head` (a 2026-07-28 request), the result is complete: `resultType` and `serverInfo` are
+    /// written in the same pass when the result has no `_meta` or unknown fields of its own.
+    pub(crate) fn into_raw(
+        self,
+        version: ProtocolVersion,
+        head: Option<&ResultHead<'_>>,
+    ) -> Result<RawJson, ServerError> {
         let encoded = match self.0 {
             Repr::Result(mut r) => {
                 if !version.has_structured_output() {
                     r.structured_content = None;
                 }
-                mcp_proto::jsonrpc::to_raw(&r)
+                match head {
+                    None => mcp_proto::jsonrpc::to_raw(&r),
+                    // Fields of its own to merge with the head's: spliced in afterwards.
+                    Some(head) if r.meta.is_some() || !r.extra.is_empty() => {
+                        let raw = mcp_proto::jsonrpc::to_raw(&r).map_err(encode_error)?;
+                        return head.complete(&raw);
+                    }
+                    Some(head) => mcp_proto::jsonrpc::to_raw(&Headed { head, body: &r }),
+                }
             }
-            Repr::Json(text) => text_and_structured(None, &text, version),
-            Repr::TextAndJson { text, json } => text_and_structured(Some(&text), &json, version),
+            Repr::Json(text) => text_and_structured(None, &text, version, head),
+            Repr::TextAndJson { text, json } => {
+                text_and_structured(Some(&text), &json, version, head)
+            }
             Repr::Refused(e) => return Err(e),
         };
-        encoded.map_err(|e| ServerError::handler(format!("could not encode the tool result: {e}")))
+        encoded.map_err(encode_error)
     }
+}
+
+fn encode_error(e: serde_json::Error) -> ServerError {
+    ServerError::handler(format!("could not encode the tool result: {e}"))
+}
+
+/// A result with the 2026-07-28 head (when there is one) in front of its own fields.
+#[derive(Serialize)]
+struct Headed<'a, T> {
+    #[serde(flatten)]
+    head: &'a ResultHead<'a>,
+    #[serde(flatten)]
+    body: &'a T,
 }
 
 /// `{"content":[{"type":"text","text":TEXT},{"type":"text","text":JSON}],"structuredContent":JSON}`
@@ -266,12 +296,14 @@ fn text_and_structured(
     text: Option<&str>,
     json: &RawValue,
     version: ProtocolVersion,
+    head: Option<&ResultHead<'_>>,
 ) -> Result<RawJson, serde_json::Error> {
     let blocks = [
         TextBlock::new(text.unwrap_or_default()),
         TextBlock::new(json.get()),
     ];
     mcp_proto::jsonrpc::to_raw(&TextAndStructured {
+        head,
         content: if text.is_some() {
             &blocks
         } else {
@@ -283,6 +315,8 @@ fn text_and_structured(
 
 #[derive(Serialize)]
 struct TextAndStructured<'a> {
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    head: Option<&'a ResultHead<'a>>,
     content: &'a [TextBlock<'a>],
     #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
     structured_content: Option<&'a RawValue>,
@@ -466,7 +500,7 @@ mod tests {
             city: "Oslo",
         })
         .into_tool_result()
-        .into_raw(ProtocolVersion::V2025_11_25)
+        .into_raw(ProtocolVersion::V2025_11_25, None)
         .unwrap();
         let v: Value = serde_json::from_str(raw.get()).unwrap();
         assert_eq!(v["structuredContent"]["city"], "Oslo");
@@ -477,7 +511,7 @@ mod tests {
         );
         let raw = Json(serde_json::json!({"a": 1}))
             .into_tool_result()
-            .into_raw(ProtocolVersion::V2025_03_26)
+            .into_raw(ProtocolVersion::V2025_03_26, None)
             .unwrap();
         assert!(!raw.get().contains("structuredContent"));
     }

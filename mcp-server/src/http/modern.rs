@@ -82,7 +82,8 @@ pub(crate) fn is_modern(headers: &HeaderMap, frame: &Frame) -> bool {
     }
 }
 
-/// The fields of a request's params the transport checks, borrowed; the rest is skipped.
+/// The fields of a request's params the transport checks, borrowed; the rest is skipped. Read
+/// in one pass, `_meta` included.
 #[derive(Default, Deserialize)]
 struct ParamsView<'a> {
     #[serde(borrow, default)]
@@ -92,18 +93,20 @@ struct ParamsView<'a> {
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
-    meta: Option<&'a RawValue>,
+    meta: Option<MetaView<'a>>,
 }
 
-/// The one `_meta` key the transport reads.
-#[derive(Deserialize)]
+/// The one `_meta` key the transport reads, raw so that a value that is not a string is told
+/// apart from a missing one.
+#[derive(Default, Deserialize)]
 struct MetaView<'a> {
     #[serde(borrow, default, rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Option<Cow<'a, str>>,
+    protocol_version: Option<&'a RawValue>,
 }
 
 impl<'a> ParamsView<'a> {
-    /// The view of `params`; empty when they are absent or not an object.
+    /// The view of `params`; empty when they are absent, not an object, or `_meta` is not an
+    /// object.
     fn of(params: Option<&'a RawValue>) -> Self {
         params
             .filter(|p| p.get().starts_with('{'))
@@ -114,12 +117,15 @@ impl<'a> ParamsView<'a> {
     /// `_meta`'s protocol version: `Ok(None)` when `_meta` has none, `Err` when it is not a
     /// string.
     fn protocol_version(&self) -> Result<Option<Cow<'a, str>>, ()> {
-        let Some(meta) = self.meta.filter(|m| m.get().starts_with('{')) else {
-            return Ok(None);
-        };
-        match serde_json::from_str::<MetaView<'a>>(meta.get()) {
-            Ok(view) => Ok(view.protocol_version),
-            Err(_) => Err(()),
+        match self.meta.as_ref().and_then(|m| m.protocol_version) {
+            None => Ok(None),
+            // Borrowed unless it has escapes.
+            Some(raw) => match serde_json::from_str::<&'a str>(raw.get()) {
+                Ok(text) => Ok(Some(Cow::Borrowed(text))),
+                Err(_) => serde_json::from_str::<String>(raw.get())
+                    .map(|text| Some(Cow::Owned(text)))
+                    .map_err(|_| ()),
+            },
         }
     }
 
@@ -321,6 +327,16 @@ mod tests {
         assert_eq!(view(r#"{"name":"x","_meta":{"progressToken":1}}"#), None);
         assert_eq!(view(r#"{"name":"x"}"#), None);
         assert_eq!(view(r#"{"_meta":7}"#), None);
+        assert_eq!(
+            view(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-\u0030"}}"#)
+                .as_deref(),
+            Some("2026-0")
+        );
+        let number: Box<RawValue> = RawValue::from_string(
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}"#.into(),
+        )
+        .expect("raw");
+        assert!(ParamsView::of(Some(&number)).protocol_version().is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 mod input;
 mod listen;
+mod request_meta;
 mod result;
 mod sealed_state;
 
@@ -20,78 +21,43 @@ use std::sync::Arc;
 use mcp_proto::jsonrpc::{self, RawJson, Request};
 use mcp_proto::peer::RequestContext;
 use mcp_proto::schema::modern::meta_keys;
-use mcp_proto::schema::{
-    DiscoverResult, Implementation, InputRequiredResult, InputResponses, Meta, RequestMeta,
-};
+use mcp_proto::schema::{DiscoverResult, InputRequiredResult, InputResponses, Meta};
 use mcp_proto::ProtocolVersion;
 use serde::Deserialize;
 
 pub use result::CacheHint;
+pub(crate) use result::ResultHead;
 
 pub(crate) use input::InputRound;
 pub(crate) use listen::{ListenEvent, Listeners};
+pub(crate) use request_meta::{request_meta, ModernMeta, NegotiatedCache};
 pub(crate) use sealed_state::SealKey;
 
 use crate::context::Context;
 use crate::error::ServerError;
-use crate::request_state::{LogLevel, Negotiated, RequestState};
+use crate::request_state::RequestState;
 use crate::server::Server;
 use crate::session::{parse_params, Method};
 use input::Ran;
-
-/// The era of a request: `None` for the 2025 era (no protocol version in `params._meta`),
-/// else its `_meta` read (or why it cannot be: -32602).
-pub(crate) fn request_meta(request: &Request) -> Option<Result<RequestMeta, ServerError>> {
-    let text = request.params.as_ref()?.get();
-    // Most 2025-era requests are told apart without parsing anything.
-    memchr::memmem::find(text.as_bytes(), meta_keys::PROTOCOL_VERSION.as_bytes())?;
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta", default)]
-        meta: Option<Meta>,
-    }
-    let meta = jsonrpc::from_object::<Params>(text).ok()?.meta?;
-    if !meta.contains_key(meta_keys::PROTOCOL_VERSION) {
-        return None;
-    }
-    let invalid = |detail: String| {
-        ServerError::InvalidParams(format!("Invalid _meta for a 2026-07-28 request: {detail}"))
-    };
-    if !meta.contains_key(meta_keys::CLIENT_CAPABILITIES) {
-        return Some(Err(invalid(format!(
-            "{} is required",
-            meta_keys::CLIENT_CAPABILITIES
-        ))));
-    }
-    // The map is moved, not cloned, into the typed view (this runs on every modern request).
-    Some(
-        serde_json::from_value(serde_json::Value::Object(meta)).map_err(|e| invalid(e.to_string())),
-    )
-}
-
-/// The client info of a request that sent none.
-fn anonymous_client() -> Implementation {
-    Implementation::new("unknown-client", "0")
-}
 
 /// Serves one 2026-07-28 request.
 pub(crate) async fn serve(
     server: &Server,
     request: &Request,
     rc: RequestContext,
-    meta: RequestMeta,
+    meta: ModernMeta<'_>,
 ) -> Result<RawJson, ServerError> {
     let version = ProtocolVersion::parse(&meta.protocol_version)
         .filter(|v| server.modern_versions().contains(v))
         .ok_or_else(|| ServerError::UnsupportedVersion {
-            requested: meta.protocol_version.clone(),
+            requested: meta.protocol_version.clone().into_owned(),
             supported: server
                 .modern_versions()
                 .iter()
                 .map(|v| v.as_str().to_owned())
                 .collect(),
         })?;
-    let (server_capabilities, advertised) = server.capabilities(version);
+    let advertised = server.advertised();
     let method = Method::of(&request.method)
         .filter(|m| m.exists_in_modern_era() && m.offered(advertised))
         .ok_or_else(|| ServerError::MethodNotFound(request.method.clone()))?;
@@ -100,6 +66,7 @@ pub(crate) async fn serve(
     let hints = server.cache_hint();
     match method {
         Method::Discover => {
+            let (server_capabilities, _) = server.capabilities(version);
             let mut discover = DiscoverResult::new(
                 server
                     .modern_versions()
@@ -120,14 +87,9 @@ pub(crate) async fn serve(
         }
         _ => {}
     }
-    let negotiated = Arc::new(Negotiated {
-        version,
-        client_capabilities: meta.client_capabilities,
-        client_info: meta.client_info.unwrap_or_else(anonymous_client),
-        server_capabilities,
-        advertised,
-    });
-    let log_level = Arc::new(meta.log_level.map_or_else(LogLevel::off, LogLevel::new));
+    let (negotiated, log_level) = server
+        .negotiated_cache()
+        .negotiated(server, version, &meta)?;
     let round = match method {
         Method::CallTool | Method::GetPrompt | Method::ReadResource => {
             Some(Arc::new(InputRound::new(resumed_answers(server, request)?)))
@@ -138,9 +100,11 @@ pub(crate) async fn serve(
     let ctx = Context::new(rc, state, server.clone());
     let offers = server.offers();
     let page_size = server.page_size();
+    let head = ResultHead::new(info, None);
     let work = async {
         match method {
-            Method::CallTool => offers.tools.call(params, ctx, version).await,
+            // Serialized complete, head included, in one pass.
+            Method::CallTool => offers.tools.call(params, ctx, version, Some(&head)).await,
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx, page_size).await,
             Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),
@@ -180,6 +144,9 @@ pub(crate) async fn serve(
             }
         },
     };
+    if method == Method::CallTool {
+        return Ok(raw);
+    }
     let cacheable = matches!(
         method,
         Method::ListTools

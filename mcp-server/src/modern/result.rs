@@ -6,6 +6,7 @@
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{CacheScope, JsonObject};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -38,6 +39,52 @@ impl Default for CacheHint {
     /// Immediately stale and private: safe for any server until its author says otherwise.
     fn default() -> Self {
         CacheHint::new(0, CacheScope::Private)
+    }
+}
+
+/// The fields every complete 2026-07-28 result starts with, for a result serialized with them
+/// in one pass (flattened in front of its own fields) instead of spliced in afterwards.
+#[derive(Serialize)]
+pub(crate) struct ResultHead<'a> {
+    #[serde(rename = "resultType")]
+    result_type: &'static str,
+    #[serde(rename = "ttlMs", skip_serializing_if = "Option::is_none")]
+    ttl_ms: Option<u64>,
+    #[serde(rename = "cacheScope", skip_serializing_if = "Option::is_none")]
+    cache_scope: Option<&'static str>,
+    #[serde(rename = "_meta")]
+    meta: ServerInfoMeta<'a>,
+}
+
+#[derive(Serialize)]
+struct ServerInfoMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: &'a RawValue,
+}
+
+impl<'a> ResultHead<'a> {
+    /// The head of a complete result from the server whose info is `server_info`, with
+    /// `ttlMs`/`cacheScope` when `cache` is given.
+    pub(crate) fn new(server_info: &'a RawValue, cache: Option<CacheHint>) -> Self {
+        ResultHead {
+            result_type: "complete",
+            ttl_ms: cache.map(|c| c.ttl_ms),
+            cache_scope: cache.map(CacheHint::scope_str),
+            meta: ServerInfoMeta { server_info },
+        }
+    }
+
+    /// `raw` (a result serialized without this head) completed with it.
+    pub(crate) fn complete(&self, raw: &RawValue) -> Result<RawJson, ServerError> {
+        let cache = self.ttl_ms.zip(self.cache_scope).map(|(ttl_ms, scope)| {
+            let scope = if scope == "public" {
+                CacheScope::Public
+            } else {
+                CacheScope::Private
+            };
+            CacheHint::new(ttl_ms, scope)
+        });
+        complete(raw, self.meta.server_info, cache)
     }
 }
 
@@ -140,6 +187,34 @@ mod tests {
             run(json!({}), None),
             json!({"resultType": "complete",
                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}}})
+        );
+    }
+
+    #[test]
+    fn a_head_serialized_in_front_matches_the_splice() {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(flatten)]
+            head: Option<&'a ResultHead<'a>>,
+            tools: [u8; 0],
+        }
+        let info = info();
+        let hint = CacheHint::new(5000, CacheScope::Public);
+        let head = ResultHead::new(&info, Some(hint));
+        let one_pass = jsonrpc::to_raw(&Body {
+            head: Some(&head),
+            tools: [],
+        })
+        .unwrap();
+        let plain = jsonrpc::to_raw(&Body {
+            head: None,
+            tools: [],
+        })
+        .unwrap();
+        assert_eq!(one_pass.get(), head.complete(&plain).unwrap().get());
+        assert_eq!(
+            serde_json::from_str::<Value>(one_pass.get()).unwrap(),
+            run(json!({"tools": []}), Some(hint))
         );
     }
 

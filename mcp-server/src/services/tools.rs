@@ -15,6 +15,7 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
 use crate::http::{tool_header_params, ToolHeaderParam};
+use crate::modern::ResultHead;
 use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
 
 /// Every tool a server offers, by name.
@@ -109,12 +110,14 @@ impl ToolService {
         list_page("tools", params, page_size, &entries, |e| &e.listing)
     }
 
-    /// `tools/call`: parses the arguments into the handler's types and runs it.
+    /// `tools/call`: parses the arguments into the handler's types and runs it. With a `head`
+    /// (2026-07-28), the result is complete, head included.
     pub(crate) async fn call(
         &self,
         params: Option<&RawJson>,
         ctx: Context,
         version: ProtocolVersion,
+        head: Option<&ResultHead<'_>>,
     ) -> Result<RawJson, ServerError> {
         let raw = params.map_or("{}", |p| p.get());
         let p: CallParams<'_> = jsonrpc::from_object(raw).map_err(|e| {
@@ -150,7 +153,7 @@ impl ToolService {
                 }
             }
         };
-        output.into_raw(version)
+        output.into_raw(version, head)
     }
 }
 
