@@ -305,6 +305,7 @@ fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
                 "type": "object",
                 "$defs": {
                     "address": {
+                        "$anchor": "addressDef",
                         "type": "object",
                         "properties": {
                             "street": {"type": "string"},
@@ -314,11 +315,37 @@ fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
                 },
                 "properties": {
                     "name": {"type": "string"},
-                    "address": {"$ref": "#/$defs/address"}
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
                 },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {
+                    "properties": {"contactMethod": {"const": "phone"}},
+                    "required": ["contactMethod"]
+                },
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
                 "additionalProperties": false
             })),
             |_: Value, _: Context| async { "JSON Schema 2020-12 tool called" },
+        )
+        .tool(
+            Tool::new(
+                "test_custom_header",
+                "Echoes a string parameter that 2026-07-28 HTTP clients mirror in Mcp-Param-Region (SEP-2243)",
+            )
+            .input_schema(json!({
+                "type": "object",
+                "properties": {
+                    "region": {"type": "string", "x-mcp-header": "Region"}
+                },
+                "required": ["region"]
+            })),
+            |args: Value, _: Context| async move {
+                format!("region: {}", args["region"].as_str().unwrap_or_default())
+            },
         )
         .tool(
             no_args_tool(
