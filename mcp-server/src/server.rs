@@ -462,7 +462,7 @@ fn spawn_notify(targets: Vec<PeerHandle>, method: &'static str, params: Option<R
 #[derive(Clone)]
 pub struct RunningSession {
     peer: PeerHandle,
-    state: Arc<SessionState>,
+    pub(crate) state: Arc<SessionState>,
 }
 
 impl std::fmt::Debug for RunningSession {

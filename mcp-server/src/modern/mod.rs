@@ -15,6 +15,7 @@ mod listen;
 mod result;
 mod sealed_state;
 
+use crate::auth::AuthIdentity;
 use std::sync::Arc;
 
 use mcp_proto::jsonrpc::{self, RawJson, Request};
@@ -80,6 +81,7 @@ pub(crate) async fn serve(
     request: &Request,
     rc: RequestContext,
     meta: RequestMeta,
+    identity: Option<Arc<AuthIdentity>>,
 ) -> Result<RawJson, ServerError> {
     let version = ProtocolVersion::parse(&meta.protocol_version)
         .filter(|v| server.modern_versions().contains(v))
@@ -134,7 +136,9 @@ pub(crate) async fn serve(
         }
         _ => None,
     };
-    let state = RequestState::new(negotiated, log_level).with_input(round.clone());
+    let state = RequestState::new(negotiated, log_level)
+        .with_input(round.clone())
+        .with_identity(identity);
     let ctx = Context::new(rc, state, server.clone());
     let offers = server.offers();
     let page_size = server.page_size();
