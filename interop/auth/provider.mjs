@@ -15,17 +15,20 @@
 // Pre-registered clients (client_secret_basic, client credentials only):
 //   m2m / m2m-secret         tokens live ACCESS_TOKEN_TTL seconds (default 3600)
 //   m2m-short / m2m-secret   tokens live 1 second (expiry tests)
+//   m2m-opaque / m2m-secret  opaque access tokens (introspection and revocation tests); it
+//                            may also introspect and revoke
 import http from 'node:http';
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
+import path from 'node:path';
 
 const modules = process.argv[2];
 if (!modules) {
   console.error('usage: node provider.mjs NODE_MODULES [PORT]');
   process.exit(2);
 }
-const entry = createRequire(`${modules.replace(/\/$/, '')}/`).resolve('oidc-provider');
+const entry = createRequire(`${path.resolve(modules)}/`).resolve('oidc-provider');
 const { default: Provider } = await import(pathToFileURL(entry));
 
 const port = Number(process.argv[3] || 0);
@@ -50,7 +53,7 @@ const m2m = (client_id) => ({
 });
 
 const provider = new Provider(issuer, {
-  clients: [m2m('m2m'), m2m('m2m-short')],
+  clients: [m2m('m2m'), m2m('m2m-short'), m2m('m2m-opaque')],
   jwks: { keys: [jwk] },
   scopes: ['openid', 'offline_access', ...scopes],
   findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
@@ -64,9 +67,10 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: async (_ctx, _client, oneOf) => oneOf,
       useGrantedResource: async () => true,
-      getResourceServerInfo: async (_ctx, resource) => {
+      getResourceServerInfo: async (_ctx, resource, client) => {
         if (!/^https?:\/\//.test(resource)) throw new Error('not an http(s) resource');
-        return { scope: scopes.join(' '), audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
+        const format = client.clientId === 'm2m-opaque' ? 'opaque' : 'jwt';
+        return { scope: scopes.join(' '), audience: resource, accessTokenFormat: format, jwt: { sign: { alg: 'RS256' } } };
       },
     },
   },
@@ -121,5 +125,7 @@ server.on('request', (req, res) => {
   callback(req, res);
 });
 
+// A test reads the first line and may then close the pipe: later writes must not end us.
+process.stdout.on('error', () => {});
 console.log(JSON.stringify({ issuer }));
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));

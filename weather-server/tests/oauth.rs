@@ -54,7 +54,7 @@ impl AuthServer {
             .arg("0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
             .expect("node starts");
@@ -290,4 +290,55 @@ async fn protected_weather_server_against_oidc_provider() {
     assert!(first_text(&json_of(&forecast)).contains("Shenzhen"));
     bounded(10, "close", client.close()).await;
     server.stop().await;
+}
+
+/// RFC 7662: mcp-server's `IntrospectionVerifier` against the same real AS, with opaque tokens
+/// (oidc-provider does not introspect its JWTs): an active token for the resource is accepted
+/// with its client and scopes; one for another resource is refused; once revoked, refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn introspection_against_oidc_provider_sees_revocation() {
+    use mcp_server::auth::{AuthError, IntrospectionConfig, IntrospectionVerifier, TokenVerifier};
+    let Some(modules) = auth_modules() else {
+        return;
+    };
+    let auth = AuthServer::start(&modules).await;
+    let resource = "http://127.0.0.1:9/mcp";
+    let config = IntrospectionConfig::new(&auth.issuer, resource, "m2m-opaque", "m2m-secret");
+    let verifier = bounded(30, "discover", IntrospectionVerifier::discover(config))
+        .await
+        .expect("finds the introspection endpoint");
+    let token = auth.client_token("m2m-opaque", resource, "mcp").await;
+    let identity = bounded(30, "introspect", verifier.verify(&token))
+        .await
+        .expect("an active token");
+    assert_eq!(identity.client_id.as_deref(), Some("m2m-opaque"));
+    assert_eq!(identity.issuer.as_deref(), Some(auth.issuer.as_str()));
+    assert_eq!(identity.scopes, ["mcp"]);
+
+    let elsewhere = auth
+        .client_token("m2m-opaque", "http://127.0.0.1:1/other", "mcp")
+        .await;
+    let refused = bounded(30, "introspect", verifier.verify(&elsewhere)).await;
+    assert!(
+        matches!(&refused, Err(AuthError::InvalidToken(why)) if why.contains("audience")),
+        "{refused:?}"
+    );
+
+    let basic = base64_basic("m2m-opaque", "m2m-secret");
+    let (status, _, _) = send(
+        Method::POST,
+        &format!("{}/token/revocation", auth.issuer),
+        &[
+            ("content-type", "application/x-www-form-urlencoded"),
+            ("authorization", &basic),
+        ],
+        format!("token={token}"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let revoked = bounded(30, "introspect", verifier.verify(&token)).await;
+    assert!(
+        matches!(&revoked, Err(AuthError::InvalidToken(why)) if why.contains("not active")),
+        "{revoked:?}"
+    );
 }

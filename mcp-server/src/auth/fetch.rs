@@ -88,7 +88,11 @@ impl Fetcher {
             .enable_http1()
             .wrap_connector(http);
         Ok(Fetcher {
-            client: Client::builder(TokioExecutor::new()).build(connector),
+            // Idle connections go before common servers drop them (Node.js: 5 s), so a reused
+            // one is rarely found closed.
+            client: Client::builder(TokioExecutor::new())
+                .pool_idle_timeout(Duration::from_secs(4))
+                .build(connector),
             timeout,
         })
     }
@@ -150,7 +154,7 @@ impl Fetcher {
                     .await
                     .map_err(|e| FetchError::Unreachable {
                         url: url.to_owned(),
-                        detail: e.to_string(),
+                        detail: with_sources(&e),
                     })?;
             if response.status() != StatusCode::OK {
                 return Err(FetchError::Status {
@@ -180,6 +184,18 @@ impl Fetcher {
                 })
             })
     }
+}
+
+/// An error and its sources, `: `-separated (hyper's own message hides the cause).
+fn with_sources(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
 }
 
 fn parse_url(url: &str) -> Result<Uri, FetchError> {
