@@ -205,10 +205,11 @@ pub(crate) async fn fetch_server_metadata(
             reason,
         })?;
         let metadata_issuer = string(&map, "issuer").unwrap_or_default();
-        // RFC 8414 §3.3: the issuer must be the one the metadata was fetched for. A 2025-03-26
+        // RFC 8414 §3.3: the issuer must be the one the metadata was fetched for, compared as
+        // strings without normalization. A 2025-03-26
         // server (no protected-resource metadata) has its metadata at its origin whatever its
         // issuer's path, so there the issuer need only share the origin.
-        let same = metadata_issuer.trim_end_matches('/') == issuer.trim_end_matches('/');
+        let same = metadata_issuer == issuer;
         let legacy_ok = legacy_defaults
             && parse_url(&metadata_issuer)
                 .is_ok_and(|u| origin(&u).eq_ignore_ascii_case(&origin(&issuer_uri)));

@@ -299,7 +299,10 @@ impl Authorizer {
                 return Ok(());
             }
         }
-        self.discover(&mut st, challenge.resource_metadata.as_deref())
+        // A refused token may mean the resource moved to another authorization server
+        // (SEP-2352): look again rather than trusting what was found before.
+        let refused = !step_up && used.is_some();
+        self.discover(&mut st, challenge.resource_metadata.as_deref(), refused)
             .await?;
         let has_refresh = st
             .tokens
@@ -322,7 +325,7 @@ impl Authorizer {
     /// configured grant, replacing any tokens held.
     pub async fn login(&self) -> Result<(), AuthError> {
         let mut st = self.state.lock().await;
-        self.discover(&mut st, None).await?;
+        self.discover(&mut st, None, true).await?;
         let scopes = self.scopes_for(&st, &BearerChallenge::default(), false);
         self.obtain(&mut st, scopes).await
     }
@@ -392,10 +395,15 @@ impl Authorizer {
         scopes
     }
 
-    /// Finds the authorization server (once, or again when the challenge names other
-    /// metadata) and switches to the tokens held for that issuer.
-    async fn discover(&self, st: &mut State, hint: Option<&str>) -> Result<(), AuthError> {
-        if let Some(d) = &st.discovered {
+    /// Finds the authorization server (once, or again when `force`d or when the challenge
+    /// names other metadata) and switches to the tokens held for that issuer.
+    async fn discover(
+        &self,
+        st: &mut State,
+        hint: Option<&str>,
+        force: bool,
+    ) -> Result<(), AuthError> {
+        if let (Some(d), false) = (&st.discovered, force) {
             if hint.is_none() || d.hint.as_deref() == hint {
                 return Ok(());
             }
@@ -444,7 +452,9 @@ impl Authorizer {
             st.issuer = Some(metadata.issuer.clone());
         }
         st.discovered = Some(Discovered {
-            hint: hint.map(str::to_owned),
+            hint: hint
+                .map(str::to_owned)
+                .or_else(|| st.discovered.as_ref().and_then(|d| d.hint.clone())),
             metadata,
             resource,
             resource_scopes,
@@ -606,7 +616,7 @@ impl Authorizer {
 
     /// Refreshes the tokens (rotating the refresh token when the server sends a new one).
     async fn refresh(&self, st: &mut State) -> Result<(), AuthError> {
-        self.discover(st, None).await?;
+        self.discover(st, None, false).await?;
         let (Some(d), Some(tokens)) = (st.discovered.clone(), st.tokens.clone()) else {
             return Err(AuthError::LoginRequired {
                 server: self.server.clone(),
@@ -672,7 +682,8 @@ fn check_redirect(
         ));
     }
     match get("iss") {
-        Some(iss) if iss.trim_end_matches('/') != metadata.issuer.trim_end_matches('/') => {
+        // Simple string comparison, no URL normalization (RFC 9207 §2.4).
+        Some(iss) if iss != metadata.issuer => {
             return Err(fail(format!(
                 "its iss {iss:?} is not the authorization server {:?} (RFC 9207)",
                 metadata.issuer
