@@ -45,7 +45,7 @@ pub enum AuthError {
         reason: String,
     },
     /// The user must log in first (`mcp login SERVER`); nothing interactive may run here.
-    #[error("{server} needs login: run `mcp login` for it")]
+    #[error("{server} needs login (`mcp login` with the server's name)")]
     LoginRequired {
         /// The MCP server URL.
         server: String,

@@ -56,6 +56,9 @@ use form::{canonical_resource, encode_pairs, origin, parse_query, parse_url};
 use pkce::{random_token, Pkce};
 use token::{now, request_tokens};
 
+/// The words every "this server needs a login" message carries.
+pub const NEEDS_LOGIN: &str = "needs login";
+
 /// The most authorization rounds (login, refresh, step-up) one HTTP request may trigger.
 pub const MAX_AUTH_ROUNDS: u32 = 3;
 /// A token this close to its expiry (seconds) is refreshed before use.
