@@ -536,8 +536,8 @@ impl Authorizer {
                     });
                 }
                 let redirect = redirect::redirect_uri(self.redirect_port());
-                let registration = match self.known_registration(&d, &redirect)? {
-                    Some(r) => r,
+                let (registration, registered) = match self.known_registration(&d, &redirect)? {
+                    Some(r) => (r, false),
                     None => {
                         let r = registration::register(
                             &self.http,
@@ -547,14 +547,20 @@ impl Authorizer {
                             &scopes,
                         )
                         .await?;
-                        self.config
-                            .store
-                            .save_registration(&d.metadata.issuer, &r)?;
-                        r
+                        (r, true)
                     }
                 };
-                self.authorize_code(&d, &registration, &redirect, &scopes)
-                    .await?
+                let tokens = self
+                    .authorize_code(&d, &registration, &redirect, &scopes)
+                    .await?;
+                // A new registration is kept only once it led to tokens: a login that fails
+                // stores nothing.
+                if registered {
+                    self.config
+                        .store
+                        .save_registration(&d.metadata.issuer, &registration)?;
+                }
+                tokens
             }
         };
         self.keep_tokens(st, tokens)
