@@ -12,6 +12,9 @@
 // NODE_MODULES is where scripts/interop-setup.sh installed this directory's package.json.
 // Prints one JSON line on stdout once listening: {"issuer": "http://127.0.0.1:PORT"}.
 //
+// AS_REQUEST_LOG=FILE logs each request's parameters (see below); ACCESS_TOKEN_TTL sets the
+// lifetime of access tokens from the authorization code grant and refreshes.
+//
 // Pre-registered clients (client_secret_basic, client credentials only):
 //   m2m / m2m-secret         tokens live ACCESS_TOKEN_TTL seconds (default 3600)
 //   m2m-short / m2m-secret   tokens live 1 second (expiry tests)
@@ -89,6 +92,19 @@ const provider = new Provider(issuer, {
   },
 });
 provider.proxy = false;
+// AS_REQUEST_LOG=FILE: one JSON line per request with its path, the parameters the provider
+// read (tokens, codes) and the Authorization header, so a test can tell which credentials
+// reached this AS.
+if (process.env.AS_REQUEST_LOG) {
+  const fs = await import('node:fs');
+  provider.use(async (ctx, next) => {
+    await next();
+    const params = {};
+    for (const [k, v] of Object.entries(ctx.oidc?.params || {})) if (v !== undefined) params[k] = v;
+    const line = { path: ctx.path, params, authorization: ctx.get('authorization') || undefined };
+    fs.appendFileSync(process.env.AS_REQUEST_LOG, `${JSON.stringify(line)}\n`);
+  });
+}
 provider.on('server_error', (_ctx, err) => console.error('oidc-provider server_error:', err));
 
 // The automated interaction: log in `account`, grant what was asked, carry on.
