@@ -342,3 +342,116 @@ async fn introspection_against_oidc_provider_sees_revocation() {
         "{revoked:?}"
     );
 }
+
+/// mcp-remote (npm, the most-used OAuth bridge for MCP), a third-party client, against the
+/// protected weather-server: its `mcp-remote-client` logs in through oidc-provider (DCR, PKCE,
+/// resource; the test plays the browser via its printed URL and loopback callback) and lists
+/// the tools; then `mcp-remote` as a stdio proxy, reusing the stored tokens, carries our
+/// client's `tools/call`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_remote_logs_in_and_calls_a_tool() {
+    use mcp_client::StdioServerConfig;
+    let Some(modules) = auth_modules() else {
+        return;
+    };
+    let remote = modules.join("mcp-remote/dist");
+    if !remote.join("proxy.js").exists() {
+        panic!("mcp-remote is not installed next to oidc-provider; run scripts/interop-setup.sh");
+    }
+    let auth = AuthServer::start(&modules).await;
+    let server = HttpServer::start(&[
+        "--auth-issuer",
+        &auth.issuer,
+        "--auth-required-scope",
+        "mcp",
+    ])
+    .await;
+    let url = server.url("/mcp");
+    let config_dir = std::env::temp_dir().join(format!("mcp-remote-auth-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&config_dir);
+    let port = common::free_port().to_string();
+
+    let mut login = Command::new("node")
+        .arg(remote.join("client.js"))
+        .args([url.as_str(), port.as_str()])
+        .env("MCP_REMOTE_CONFIG_DIR", &config_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs mcp-remote-client");
+    let mut lines = BufReader::new(login.stderr.take().expect("stderr")).lines();
+    let mut log = Vec::new();
+    let authorize = bounded(60, "mcp-remote's authorization URL", async {
+        let mut next_is_url = false;
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push(line.clone());
+            if next_is_url && line.starts_with("http") {
+                return line;
+            }
+            next_is_url |= line.contains("authorize this client by visiting");
+        }
+        panic!("mcp-remote-client printed no authorization URL: {log:?}");
+    })
+    .await;
+    let browser = Command::new("node")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../interop/auth/browse.mjs"
+        ))
+        .arg(&authorize)
+        .stdin(Stdio::null())
+        .output();
+    let browser = bounded(60, "browse.mjs", browser).await.expect("node runs");
+    assert!(
+        browser.status.success(),
+        "{}",
+        String::from_utf8_lossy(&browser.stderr)
+    );
+    let rest = bounded(60, "mcp-remote-client", async {
+        let mut rest = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            rest.push(line);
+        }
+        rest
+    })
+    .await;
+    let status = bounded(30, "mcp-remote-client exit", login.wait())
+        .await
+        .expect("exit status");
+    assert!(
+        status.success() && rest.iter().any(|l| l.contains("Connected successfully")),
+        "mcp-remote-client: {status}\n{}",
+        rest.join("\n")
+    );
+
+    // The proxy reuses the stored tokens: no browser this time.
+    let mut config = StdioServerConfig::new(
+        "node",
+        vec![
+            remote.join("proxy.js").to_string_lossy().into_owned(),
+            url.clone(),
+            port.clone(),
+        ],
+    );
+    config.env.insert(
+        "MCP_REMOTE_CONFIG_DIR".into(),
+        config_dir.to_string_lossy().into_owned(),
+    );
+    let options = ClientOptions::new().with_request_timeout(Duration::from_secs(30));
+    let client = bounded(60, "mcp-remote proxy", Client::spawn_stdio(config, options))
+        .await
+        .expect("mcp-remote serves over stdio");
+    let result = bounded(
+        30,
+        "get_weather through mcp-remote",
+        client.call_tool("get_weather", json!({"city": "Shenzhen"})),
+    )
+    .await
+    .expect("get_weather");
+    assert!(first_text(&json_of(&result)).starts_with(common::SHENZHEN_PREFIX));
+    bounded(10, "close", client.close()).await;
+    let _ = std::fs::remove_dir_all(&config_dir);
+    server.stop().await;
+}
