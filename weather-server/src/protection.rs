@@ -110,3 +110,51 @@ impl AuthArgs {
         Ok(Some(auth))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<AuthArgs, String> {
+        let mut auth = AuthArgs::default();
+        let mut it = args.iter().map(|s| s.to_string());
+        while let Some(name) = it.next() {
+            let taken = auth.take(&name, || {
+                it.next().ok_or_else(|| format!("{name}: no value"))
+            })?;
+            assert!(taken, "{name} is an --auth-* option");
+        }
+        Ok(auth)
+    }
+
+    #[test]
+    fn auth_options() {
+        let auth = parse(&[
+            "--auth-issuer",
+            "http://127.0.0.1:9",
+            "--auth-audience",
+            "http://a/mcp",
+            "--auth-required-scope",
+            "mcp",
+            "--auth-tool-scope",
+            "get_forecast=weather:admin",
+            "--auth-leeway",
+            "5",
+        ])
+        .expect("parses");
+        assert!(auth.enabled());
+        assert_eq!(auth.audiences, ["http://a/mcp"]);
+        assert_eq!(auth.required_scopes, ["mcp"]);
+        assert_eq!(
+            auth.tool_scopes,
+            [("get_forecast".into(), "weather:admin".into())]
+        );
+        assert_eq!(auth.leeway, Some(std::time::Duration::from_secs(5)));
+        assert!(parse(&["--auth-tool-scope", "no-equals"]).is_err());
+        assert!(parse(&["--auth-tool-scope", "=scope"]).is_err());
+        assert!(parse(&["--auth-leeway", "soon"]).is_err());
+        assert!(!AuthArgs::default().enabled());
+        let mut other = AuthArgs::default();
+        assert_eq!(other.take("--http", || Ok(String::new())), Ok(false));
+    }
+}
