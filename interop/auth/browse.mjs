@@ -3,11 +3,19 @@
 // a loopback redirect URI (the client's listener) or on a page that does not redirect. Prints
 // the URLs visited on stderr and exits 0 when the last response was a success.
 //
-// Usage: node browse.mjs URL
+// Usage: node browse.mjs [--stop-at PREFIX] URL
+// With --stop-at, a redirect to a URL starting with PREFIX is not followed: the URL is printed
+// on stdout (for a client that takes the redirect URL from a hook, not a listener).
 const jar = new Map();
-let url = process.argv[2];
+const args = process.argv.slice(2);
+let stopAt;
+if (args[0] === '--stop-at') {
+  stopAt = args[1];
+  args.splice(0, 2);
+}
+let url = args[0];
 if (!url) {
-  console.error('usage: node browse.mjs URL');
+  console.error('usage: node browse.mjs [--stop-at PREFIX] URL');
   process.exit(2);
 }
 for (let hop = 0; hop < 20; hop += 1) {
@@ -26,6 +34,10 @@ for (let hop = 0; hop < 20; hop += 1) {
   const location = res.headers.get('location');
   if (res.status >= 300 && res.status < 400 && location) {
     url = new URL(location, url).toString();
+    if (stopAt && url.startsWith(stopAt)) {
+      console.log(url);
+      process.exit(0);
+    }
     continue;
   }
   const body = await res.text();
