@@ -365,6 +365,18 @@ mod tests {
         assert!(auth.check_tool_scopes(&root, &frame, &h, "/mcp").is_ok());
     }
 
+    #[tokio::test]
+    async fn an_unreachable_authorization_server_is_a_503_not_a_login() {
+        let auth =
+            AuthConfig::new(|_: &str| Err(AuthError::Unavailable("keys unreachable".into())));
+        let r = auth
+            .authenticate(&headers(&[("authorization", "Bearer x")]), "/mcp")
+            .await
+            .expect_err("refused");
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(r.header().is_none(), "no challenge: the token may be fine");
+    }
+
     #[test]
     fn the_metadata_url_is_path_specific() {
         let auth = config().with_metadata(ProtectedResourceMetadata::new(
