@@ -2,6 +2,7 @@
 # Installs the real peers the interop tests talk to, into target/interop (idempotent):
 #   - npm: the official TypeScript SDK, server-everything and server-filesystem;
 #   - npm: the TypeScript SDK v2 (`@modelcontextprotocol/client` / `server`, the 2026-07-28 era);
+#   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
 #     cannot share one).
 # Prints the environment variables the tests read, as `export` lines.
@@ -14,6 +15,11 @@ if [ ! -f "$dir/node/node_modules/@modelcontextprotocol/sdk/package.json" ] || !
   cp "$root/interop/package.json" "$dir/node/package.json"
   (cd "$dir/node" && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
+if [ ! -f "$dir/auth/node_modules/oidc-provider/package.json" ] || ! cmp -s "$root/interop/auth/package.json" "$dir/auth/package.json"; then
+  mkdir -p "$dir/auth"
+  cp "$root/interop/auth/package.json" "$dir/auth/package.json"
+  (cd "$dir/auth" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
 if [ ! -x "$dir/venv/bin/python" ] || ! cmp -s "$root/interop/requirements.txt" "$dir/venv/requirements.txt"; then
   python3 -m venv "$dir/venv"
   "$dir/venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements.txt" >&2
@@ -25,5 +31,6 @@ if [ ! -x "$dir/venv2/bin/python" ] || ! cmp -s "$root/interop/requirements-v2.t
   cp "$root/interop/requirements-v2.txt" "$dir/venv2/requirements.txt"
 fi
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
+echo "export MCP_INTEROP_AUTH_MODULES=$dir/auth/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
 echo "export MCP_INTEROP_PYTHON2=$dir/venv2/bin/python"

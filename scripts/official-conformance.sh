@@ -4,10 +4,12 @@
 # each pinned release in turn:
 #
 #   0.1.16          (the 2025-11-25 era) every server scenario against `conformance-server`, then
-#                   each core client scenario on its own against `conformance-client`.
+#                   each core client scenario on its own against `conformance-client`, then every
+#                   `auth/*` client scenario the release lists, each on its own.
 #   0.2.0-alpha.12  (requirement set 2026-07-28, run at the 2026-07-28 wire) every server scenario
 #                   the set scores against `conformance-server`, then every scored client scenario
-#                   that is not an auth one, each on its own, against `conformance-client`.
+#                   (the auth ones included), each on its own, against `conformance-client`, then
+#                   the client-credentials extension scenarios (SEP-1046), each on its own.
 #
 # Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
 # none failed and no warnings, and every client scenario passed with no warnings.
@@ -17,7 +19,8 @@
 #      built; default <repo>/target), CONFORMANCE_PINS (default "0.1.16 0.2.0-alpha.12"; any
 #      other release runs like 0.1.16), MIN_SERVER_CHECKS_2025 (default 44: the 32 server
 #      scenarios of 0.1.16 hold at least 44 checks, fewer means scenarios went missing),
-#      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below).
+#      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below),
+#      AUTH_CLIENT_GAPS (auth scenarios skipped with a note; default below).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/scripts/conformance"
@@ -28,6 +31,10 @@ min_checks_2025="${MIN_SERVER_CHECKS_2025:-44}"
 min_checks_2026="${MIN_SERVER_CHECKS_2026:-60}"
 client_scenarios_2025="${CLIENT_SCENARIOS_2025:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
 modern_requirements=2026-07-28
+# OAuth client scenarios not run, each with its reason printed: extensions the client does not
+# implement (SEP-990 enterprise-managed authorization / cross-app access, DPoP, workload identity).
+auth_gaps="${AUTH_CLIENT_GAPS-auth/cross-app-access-complete-flow auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer}"
+auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt"
 cd "$root"
 
 cargo build --profile "$profile" -p conformance --bin conformance-server --bin conformance-client || exit 2
@@ -62,6 +69,20 @@ server_run() {
   fi
 }
 
+# auth_listed: every auth/* client scenario the installed release lists.
+auth_listed() {
+  "${conformance_run[@]}" list \
+    | awk '/^Client scenarios/ {on = 1; next} on && /^ *- auth\// {print $2; next} on && !/^ *- / {exit}'
+}
+
+# auth_run VERSION SCENARIO: client_run, unless the scenario is a known gap.
+auth_run() {
+  case " $auth_gaps " in
+    *" $2 "*) echo "== conformance $1: client scenario $2 SKIPPED (not implemented: an auth extension beyond the client's scope)"; return ;;
+  esac
+  client_run "$1" "$2"
+}
+
 # client_run VERSION SCENARIO: one client scenario on its own, judged (SPEC_VERSION passes through).
 client_run() {
   local version="$1" scenario="$2" clog status passed fails warnings
@@ -88,10 +109,13 @@ for version in $pins; do
     0.1.*)
       server_run "$version" "$min_checks_2025" --suite all
       for scenario in $client_scenarios_2025; do client_run "$version" "$scenario"; done
+      auth="$(auth_listed)"
+      [ -n "$auth" ] || { echo "FAIL: $version lists no auth client scenario"; failed=1; }
+      for scenario in $auth; do auth_run "$version" "$scenario"; done
       ;;
     *)
       server_run "$version" "$min_checks_2026" --requirements "$modern_requirements"
-      scenarios="$(conformance_scored "$modern_requirements" client | grep -v '^auth/')"
+      scenarios="$(conformance_scored "$modern_requirements" client)"
       [ -n "$scenarios" ] || { echo "FAIL: $version lists no client scenario for $modern_requirements"; failed=1; }
       export SPEC_VERSION="$modern_requirements"
       for scenario in $scenarios; do
@@ -99,8 +123,15 @@ for version in $pins; do
         case " ${KNOWN_CLIENT_GAPS-} " in
           *" $scenario "*) echo "== conformance $version: client scenario $scenario SKIPPED (listed in KNOWN_CLIENT_GAPS)"; continue ;;
         esac
-        client_run "$version" "$scenario"
+        case "$scenario" in
+          auth/*) auth_run "$version" "$scenario" ;;
+          *) client_run "$version" "$scenario" ;;
+        esac
       done
+      # The client-credentials extension (SEP-1046) is listed as an extension, not scored by
+      # the requirement set: run it without a spec version.
+      unset SPEC_VERSION
+      for scenario in $auth_extensions; do auth_run "$version" "$scenario"; done
       ;;
   esac
 done

@@ -127,6 +127,36 @@ pub enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Logs in to a remote server with OAuth (browser, loopback redirect on 127.0.0.1).
+    Login {
+        /// The server's name in the config.
+        server: String,
+        /// No browser here: print the URL and read the URL the browser ended on from stdin.
+        #[arg(long)]
+        headless: bool,
+        /// The loopback redirect port (default: the config's callbackPort, else a stable
+        /// port derived from the server URL).
+        #[arg(long)]
+        port: Option<u16>,
+    },
+    /// Forgets a server's OAuth tokens (its client registration stays).
+    Logout {
+        /// The server's name in the config.
+        server: String,
+    },
+    /// OAuth logins.
+    Auth {
+        /// What to show.
+        #[command(subcommand)]
+        command: AuthCommand,
+    },
+}
+
+/// `mcp auth` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum AuthCommand {
+    /// Each remote server: logged in or not, issuer, scopes, expiry (never the tokens).
+    Status,
 }
 
 fn main() -> ExitCode {

@@ -15,6 +15,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auth;
 mod client;
 mod era;
 mod error;

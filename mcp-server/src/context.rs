@@ -139,6 +139,14 @@ impl Context {
         self.state.server_capabilities()
     }
 
+    /// Whom the request's bearer token speaks for: its subject, issuer, client and scopes, as
+    /// the configured token verifier read them. `None` without authorization (stdio, or HTTP
+    /// without an [`AuthConfig`](crate::http::AuthConfig)). Bind per-user state (tasks, say)
+    /// to [`AuthIdentity::owner_key`](crate::auth::AuthIdentity::owner_key).
+    pub fn auth(&self) -> Option<&crate::auth::AuthIdentity> {
+        self.state.identity()
+    }
+
     /// The server this request came to (to add or remove tools at run time, say).
     pub fn server(&self) -> &Server {
         &self.server

@@ -129,6 +129,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auth;
 mod builder;
 mod completion;
 mod context;

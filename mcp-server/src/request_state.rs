@@ -10,6 +10,7 @@ use std::sync::Arc;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 use mcp_proto::ProtocolVersion;
 
+use crate::auth::AuthIdentity;
 use crate::modern::InputRound;
 use crate::session::Advertised;
 
@@ -63,6 +64,8 @@ pub(crate) struct RequestState {
     log_level: Arc<LogLevel>,
     /// The input round of a 2026-07-28 request that may ask the client for input.
     input: Option<Arc<InputRound>>,
+    /// The verified identity of the client (HTTP with authorization).
+    identity: Option<Arc<AuthIdentity>>,
 }
 
 impl RequestState {
@@ -72,7 +75,19 @@ impl RequestState {
             negotiated,
             log_level,
             input: None,
+            identity: None,
         }
+    }
+
+    /// The same state, serving the client `identity`.
+    pub(crate) fn with_identity(mut self, identity: Option<Arc<AuthIdentity>>) -> Self {
+        self.identity = identity;
+        self
+    }
+
+    /// The verified identity of the client, if any.
+    pub(crate) fn identity(&self) -> Option<&AuthIdentity> {
+        self.identity.as_deref()
     }
 
     /// The same state, able (with `Some`) to ask the client for input through MRTR.

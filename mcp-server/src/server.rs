@@ -223,6 +223,16 @@ impl Server {
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
+    /// Like [`serve_http`](Self::serve_http), on a listener already bound (to learn the port
+    /// before the server starts, say; see [`http::serve`](crate::http::serve)).
+    pub fn serve_http_on(
+        &self,
+        listener: tokio::net::TcpListener,
+        config: crate::http::HttpConfig,
+    ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
+    }
+
     /// Serves one connection that may start out initialized at `preinitialized` (a stateless
     /// HTTP request, which no `initialize` reaches).
     pub(crate) fn serve_session<T: Transport>(
@@ -474,7 +484,7 @@ fn spawn_notify(targets: Vec<PeerHandle>, method: &'static str, params: Option<R
 #[derive(Clone)]
 pub struct RunningSession {
     peer: PeerHandle,
-    state: Arc<SessionState>,
+    pub(crate) state: Arc<SessionState>,
 }
 
 impl std::fmt::Debug for RunningSession {

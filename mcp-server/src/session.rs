@@ -18,6 +18,8 @@ use mcp_proto::schema::{
 use mcp_proto::sync::lock;
 use mcp_proto::version::negotiate;
 use mcp_proto::ProtocolVersion;
+
+use crate::auth::{AuthIdentity, IdentityCell};
 use serde::de::DeserializeOwned;
 
 use crate::context::Context;
@@ -68,6 +70,9 @@ pub(crate) struct SessionState {
     peer: OnceLock<PeerHandle>,
     /// Woken once `initialize` has been answered.
     ready: tokio::sync::Notify,
+    /// Where the verified identity of the client is (HTTP with authorization), read at each
+    /// request.
+    identity: OnceLock<Arc<IdentityCell>>,
 }
 
 impl SessionState {
@@ -80,7 +85,18 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
             ready: tokio::sync::Notify::new(),
+            identity: OnceLock::new(),
         }
+    }
+
+    /// Reads the client's identity from `cell` from now on.
+    pub(crate) fn set_identity_source(&self, cell: Arc<IdentityCell>) {
+        let _ = self.identity.set(cell);
+    }
+
+    /// The client's verified identity now, if authorization is on.
+    pub(crate) fn identity(&self) -> Option<Arc<AuthIdentity>> {
+        self.identity.get().and_then(|cell| cell.get())
     }
 
     /// Marks the session initialized without an `initialize` (stateless HTTP): `version` as
@@ -285,7 +301,8 @@ impl Session {
         let server = &self.server;
         let (offers, page_size) = (server.offers(), server.page_size());
         let params = request.params.as_ref();
-        let state = RequestState::new(negotiated, self.state.log_level.clone());
+        let state = RequestState::new(negotiated, self.state.log_level.clone())
+            .with_identity(self.state.identity());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
             // Answered or refused before the lifecycle gate above; here only for exhaustiveness.
@@ -382,7 +399,10 @@ impl Handler for Session {
                 .map_err(|e| e.to_error_object(self.state.version())),
             Some(meta) => {
                 let served = match meta {
-                    Ok(meta) => modern::serve(&self.server, &request, ctx, meta).await,
+                    Ok(meta) => {
+                        let identity = self.state.identity();
+                        modern::serve(&self.server, &request, ctx, meta, identity).await
+                    }
                     Err(e) => Err(e),
                 };
                 served.map_err(|e| e.to_error_object(Some(ProtocolVersion::V2026_07_28)))

@@ -753,17 +753,21 @@ async fn slow_body_times_out() {
 
 #[tokio::test]
 async fn bearer_auth_and_protected_resource_metadata() {
-    use mcp_server::http::{AuthConfig, AuthError};
-    use std::sync::Arc;
-    let server = start(HttpConfig {
-        auth: Some(AuthConfig {
-            validator: Arc::new(|t: &str| match t {
-                "good" => Ok(()),
-                "narrow" => Err(AuthError::InsufficientScope { scope: "mcp:tools".into() }),
-                _ => Err(AuthError::InvalidToken("unknown token".into())),
-            }),
-            resource_metadata: Some(r#"{"resource":"http://localhost/mcp","authorization_servers":["https://as.example.com"]}"#.into()),
+    use mcp_server::auth::{AuthError, AuthIdentity, ProtectedResourceMetadata};
+    use mcp_server::http::AuthConfig;
+    let auth = AuthConfig::new(|t: &str| match t {
+        "good" => Ok(AuthIdentity::new("alice", "https://as.example.com")),
+        "narrow" => Err(AuthError::InsufficientScope {
+            scope: "mcp:tools".into(),
         }),
+        _ => Err(AuthError::InvalidToken("unknown token".into())),
+    })
+    .with_metadata(ProtectedResourceMetadata::new(
+        "http://localhost/mcp",
+        "https://as.example.com",
+    ));
+    let server = start(HttpConfig {
+        auth: Some(auth),
         ..HttpConfig::default()
     })
     .await;

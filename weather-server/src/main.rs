@@ -6,6 +6,7 @@
 mod cities;
 mod clock;
 mod open_meteo;
+mod protection;
 mod provider;
 mod synthetic;
 mod watch;
@@ -28,6 +29,14 @@ OPTIONS:
     --http ADDR             Serve Streamable HTTP at /mcp and legacy SSE at /sse on ADDR
                             (e.g. 127.0.0.1:8080) instead of stdio
     --stateless             With --http: no sessions; every POST is served on its own
+    --auth-issuer URL       With --http: run protected (OAuth 2.1 resource server); accept JWT
+                            access tokens of this authorization server, checked against its
+                            JWKS (found by RFC 8414 / OpenID discovery)
+    --auth-audience URL     The audience tokens must name (repeatable; default: this server's
+                            http://HOST:PORT/mcp for each loopback name)
+    --auth-required-scope S A scope every request needs (repeatable)
+    --auth-tool-scope T=S   A scope calls of tool T need (repeatable; 403 insufficient_scope)
+    --auth-leeway SECS      Clock skew allowed on token expiry (default 60)
     --provider NAME         embedded (default: synthetic data, no network) or open-meteo
     --provider-url URL      Base URL of the Open-Meteo API (default https://api.open-meteo.com)
     --provider-timeout SECS Timeout of one Open-Meteo request (default 10)
@@ -49,6 +58,7 @@ struct Args {
     clock: Clock,
     update_interval: Option<Duration>,
     log_level: tracing::Level,
+    auth: protection::AuthArgs,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
@@ -61,12 +71,16 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
         clock: Clock::System,
         update_interval: None,
         log_level: tracing::Level::WARN,
+        auth: protection::AuthArgs::default(),
     };
     while let Some(arg) = argv.next() {
         let mut value = |name: &str| {
             argv.next()
                 .ok_or_else(|| format!("{name} needs a value; see --help"))
         };
+        if args.auth.take(&arg, || value(&arg))? {
+            continue;
+        }
         match arg.as_str() {
             "-h" | "--help" => {
                 print!("{USAGE}");
@@ -131,6 +145,9 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
             other => return Err(format!("unknown argument {other:?}; see --help")),
         }
     }
+    if args.auth.enabled() && args.http.is_none() {
+        return Err("--auth-issuer needs --http: stdio takes no tokens".into());
+    }
     Ok(Some(args))
 }
 
@@ -194,11 +211,27 @@ async fn run(args: Args) -> ExitCode {
         server.serve_stdio().await;
         return ExitCode::SUCCESS;
     };
+    let listener = match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("weather-server: cannot bind {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let bound = listener.local_addr().unwrap_or(addr);
+    let auth = match args.auth.config(bound).await {
+        Ok(auth) => auth,
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let config = mcp_server::http::HttpConfig {
         stateless: args.stateless,
+        auth,
         ..Default::default()
     };
-    let http = match server.serve_http(addr, config).await {
+    let http = match server.serve_http_on(listener, config) {
         Ok(http) => http,
         Err(e) => {
             eprintln!("weather-server: {e}");

@@ -1,12 +1,15 @@
 //! The fixture client the official suite `@modelcontextprotocol/conformance` drives: the suite
 //! runs `conformance-client <server-url>` with `MCP_CONFORMANCE_SCENARIO` set, and the client
-//! does what that scenario expects over Streamable HTTP. Scenarios it does not know (the OAuth
-//! ones, for now) make it exit non-zero.
+//! does what that scenario expects over Streamable HTTP (the `auth/*` ones in `client_auth`).
+//! Scenarios it does not know make it exit non-zero.
 //!
 //! When the suite asks for 2026-07-28 (`MCP_CONFORMANCE_PROTOCOL_VERSION`, set by
 //! `--spec-version 2026-07-28`), the client is pinned to that version (no `initialize`, `_meta`
 //! and the mirrored headers on every request) and answers input requests (elicitation, sampling,
 //! roots) through the same handlers it would use for server-to-client requests.
+
+#[path = "../client_auth.rs"]
+mod client_auth;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -197,7 +200,11 @@ async fn exercise(client: &Client) -> Result<(), String> {
 
 /// Runs one scenario against `url`.
 async fn run(scenario: &str, url: &str) -> Result<(), String> {
-    if std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28") {
+    let modern = std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() == Ok("2026-07-28");
+    if scenario.starts_with("auth/") {
+        return client_auth::run(scenario, url, modern).await;
+    }
+    if modern {
         return run_modern(scenario, url).await;
     }
     let http = HttpClientConfig::new(url);

@@ -146,6 +146,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         auto_approve: Vec::new(),
         timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout_secs),
         protocol: args.protocol.unwrap_or_default(),
+        oauth: None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The subcommands, one file per group, and what they share: loading the config, connecting
 //! the hub, and turning failures into exit statuses.
 
+pub mod auth;
 pub mod call;
 pub mod edit;
 pub mod listing;
@@ -74,6 +75,15 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Add(args) => edit::add(&source, args),
         Command::Remove { name } => edit::remove(&source, &name),
         Command::Proxy { http, stdio: _ } => proxy::proxy(&source, http.as_deref()).await,
+        Command::Login {
+            server,
+            headless,
+            port,
+        } => auth::login(&source, &server, headless, port).await,
+        Command::Logout { server } => auth::logout(&source, &server).await,
+        Command::Auth {
+            command: crate::AuthCommand::Status,
+        } => auth::status(&source).await,
     };
     match result {
         Ok(code) => code,
@@ -110,7 +120,10 @@ pub async fn open_hub(source: &ConfigSource, only: Option<&str>) -> Result<Hub, 
 }
 
 /// Connects a hub that a signal will close (see [`crate::interrupt`]).
-pub async fn connect(config: HubConfig, options: HubOptions) -> Hub {
+pub async fn connect(config: HubConfig, mut options: HubOptions) -> Hub {
+    if options.token_store.is_none() {
+        options.token_store = auth::token_store();
+    }
     let hub = Hub::connect(config, options).await;
     crate::interrupt::track(&hub);
     hub

@@ -28,7 +28,11 @@ pub async fn servers(source: &ConfigSource) -> Outcome {
         } else {
             String::new()
         };
-        let status = s.status.describe();
+        let status = if s.status.needs_login() {
+            format!("needs login (mcp login {})", s.config.name)
+        } else {
+            s.status.describe()
+        };
         if status.contains('\n') {
             details.push(format!("{}: {status}", s.config.name));
         }

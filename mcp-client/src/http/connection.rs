@@ -2,6 +2,7 @@
 //! `TCP_NODELAY` (small JSON-RPC messages must not wait for Nagle), and rustls for `https` URLs
 //! when the `tls` feature is on.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,6 +16,7 @@ use hyper_util::rt::TokioExecutor;
 
 use super::error::HttpError;
 use super::HttpClientConfig;
+use crate::auth::{parse_www_authenticate, Authorizer, MAX_AUTH_ROUNDS};
 
 #[cfg(feature = "tls")]
 type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
@@ -29,6 +31,8 @@ pub(crate) struct Connection {
     headers: HeaderMap,
     /// How long to wait for response headers, when bounded.
     response_timeout: Option<Duration>,
+    /// OAuth: the bearer for every request and what to do on 401/403.
+    auth: Option<Arc<Authorizer>>,
 }
 
 impl Connection {
@@ -62,6 +66,7 @@ impl Connection {
             client,
             headers,
             response_timeout: config.response_timeout,
+            auth: config.oauth.clone(),
         })
     }
 
@@ -87,7 +92,80 @@ impl Connection {
     }
 
     /// Sends a request and waits for the response headers (bounded by the response timeout).
+    /// With OAuth, the request carries the current bearer token; a 401, or a 403 with
+    /// `insufficient_scope`, is handed to the authorizer and the request is sent again, at most
+    /// [`MAX_AUTH_ROUNDS`] times.
     pub(crate) async fn send(
+        &self,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, HttpError> {
+        let Some(auth) = self.auth.clone() else {
+            return self.send_once(request).await;
+        };
+        let (parts, body) = request.into_parts();
+        let body = http_body_util::BodyExt::collect(body)
+            .await
+            .map(|c| c.to_bytes())
+            .unwrap_or_default();
+        let url = parts.uri.to_string();
+        let mut rounds = 0;
+        loop {
+            // Boxed: the authorizer's own requests go through a `Connection` too.
+            let token = Box::pin(auth.bearer()).await;
+            let mut request = Request::new(Full::new(body.clone()));
+            *request.method_mut() = parts.method.clone();
+            *request.uri_mut() = parts.uri.clone();
+            *request.headers_mut() = parts.headers.clone();
+            if let Some(token) = &token {
+                if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {token}")) {
+                    value.set_sensitive(true);
+                    request
+                        .headers_mut()
+                        .insert(hyper::header::AUTHORIZATION, value);
+                }
+            }
+            let response = self.send_once(request).await?;
+            let status = response.status();
+            let header = response
+                .headers()
+                .get(hyper::header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let step_up = status == hyper::StatusCode::FORBIDDEN
+                && header
+                    .as_deref()
+                    .and_then(|h| parse_www_authenticate(h).ok())
+                    .is_some_and(|c| c.is_insufficient_scope());
+            if status != hyper::StatusCode::UNAUTHORIZED && !step_up {
+                return Ok(response);
+            }
+            if rounds >= MAX_AUTH_ROUNDS {
+                return Err(HttpError::Auth {
+                    url,
+                    source: crate::auth::AuthError::GaveUp {
+                        server: auth.server().to_owned(),
+                        rounds,
+                        reason: format!(
+                            "HTTP {}{}",
+                            status.as_u16(),
+                            header.map(|h| format!(" ({h})")).unwrap_or_default()
+                        ),
+                    },
+                });
+            }
+            rounds += 1;
+            drop(response);
+            Box::pin(auth.on_challenge(status.as_u16(), header.as_deref(), token.as_deref()))
+                .await
+                .map_err(|source| HttpError::Auth {
+                    url: url.clone(),
+                    source,
+                })?;
+        }
+    }
+
+    /// Sends one request as it is.
+    async fn send_once(
         &self,
         request: Request<Full<Bytes>>,
     ) -> Result<Response<Incoming>, HttpError> {

@@ -99,6 +99,15 @@ pub enum HttpError {
         /// What was still missing.
         reason: String,
     },
+    /// Authorizing with the server's OAuth authorization server failed.
+    #[error("authorization for {url} failed: {source}")]
+    Auth {
+        /// The MCP endpoint.
+        url: String,
+        /// What went wrong.
+        #[source]
+        source: crate::auth::AuthError,
+    },
     /// The session ended on the server and could not be started again.
     #[error("session at {url} expired: {reason}")]
     SessionExpired {
@@ -116,6 +125,17 @@ impl HttpError {
             HttpError::Status { status, .. } => Some(*status),
             _ => None,
         }
+    }
+
+    /// Whether the user must log in (`mcp login`) before this server can be used.
+    pub fn needs_login(&self) -> bool {
+        matches!(
+            self,
+            HttpError::Auth {
+                source: crate::auth::AuthError::LoginRequired { .. },
+                ..
+            }
+        )
     }
 
     /// A [`HttpError::Connect`] from a hyper client error, with its whole chain of causes.

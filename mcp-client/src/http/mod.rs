@@ -17,8 +17,8 @@
 //! ```
 
 mod auto;
-mod body;
-mod connection;
+pub(crate) mod body;
+pub(crate) mod connection;
 mod error;
 mod inbox;
 mod legacy_sse;
@@ -26,6 +26,7 @@ mod outgoing;
 mod streamable;
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub use auto::{connect_auto, AutoSink, AutoTransport, FlavorHandle, HttpFlavor};
@@ -60,6 +61,9 @@ pub struct HttpClientConfig {
     pub max_message_size: usize,
     /// How many received messages may wait for the reader before the transport pauses.
     pub queue_capacity: usize,
+    /// OAuth for this server: a bearer token on every request, and a 401 or a 403
+    /// `insufficient_scope` answered by refreshing, logging in or stepping up, then retrying.
+    pub oauth: Option<Arc<crate::auth::Authorizer>>,
 }
 
 impl HttpClientConfig {
@@ -77,12 +81,19 @@ impl HttpClientConfig {
             reconnect: ReconnectPolicy::default(),
             max_message_size: mcp_proto::sse::DEFAULT_MAX_EVENT_SIZE,
             queue_capacity: 256,
+            oauth: None,
         }
     }
 
     /// Adds a header sent on every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Authorizes requests with OAuth through `authorizer`.
+    pub fn oauth(mut self, authorizer: Arc<crate::auth::Authorizer>) -> Self {
+        self.oauth = Some(authorizer);
         self
     }
 
@@ -108,6 +119,7 @@ impl fmt::Debug for HttpClientConfig {
             .field("reconnect", &self.reconnect)
             .field("max_message_size", &self.max_message_size)
             .field("queue_capacity", &self.queue_capacity)
+            .field("oauth", &self.oauth.is_some())
             .finish()
     }
 }

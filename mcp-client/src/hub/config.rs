@@ -16,6 +16,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+mod oauth;
+
+pub use oauth::OAuthSettings;
+
 use crate::era::Negotiation;
 use crate::options::{clamp_timeout, DEFAULT_TIMEOUT};
 
@@ -118,6 +122,8 @@ pub struct ServerConfig {
     /// How the protocol era is chosen: the `protocol` key, `"auto"` (the default: probe for
     /// 2026-07-28, fall back to `initialize`), `"legacy"`, or a version to pin.
     pub protocol: Negotiation,
+    /// OAuth settings of a remote server (`oauth`, or Cursor's `auth`).
+    pub oauth: Option<OAuthSettings>,
 }
 
 impl ServerConfig {
@@ -128,6 +134,7 @@ impl ServerConfig {
             || self.disabled != other.disabled
             || self.timeout != other.timeout
             || self.protocol != other.protocol
+            || self.oauth != other.oauth
     }
 }
 
@@ -704,6 +711,7 @@ fn parse_server(
         auto_approve: ctx.strings(name, entry, "autoApprove")?,
         timeout,
         protocol,
+        oauth: oauth::parse(ctx, name, entry)?,
     })
 }
 
@@ -830,6 +838,9 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     }
     if !server.auto_approve.is_empty() {
         entry.insert("autoApprove".into(), server.auto_approve.clone().into());
+    }
+    if let Some(settings) = &server.oauth {
+        entry.insert("oauth".into(), oauth::to_json(settings));
     }
     Value::Object(entry)
 }

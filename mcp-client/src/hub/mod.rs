@@ -25,6 +25,7 @@ mod config;
 mod error;
 mod export;
 mod naming;
+mod oauth;
 mod server;
 mod shaping;
 
@@ -41,11 +42,12 @@ use serde_json::Value;
 pub use approval::{approver, ApprovalFuture, ApprovalRequest, Approver, Decision};
 pub use config::{
     clamp_timeout_secs, parse_header, validate_new_server, write_atomically, ConfigError,
-    ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables,
+    ConfigFormat, HubConfig, OAuthSettings, ServerConfig, TransportConfig, Variables,
 };
 pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat, UnknownFormat};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
+pub use oauth::authorizer_for;
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 
@@ -77,6 +79,10 @@ pub struct HubOptions {
     /// `input_required`); with it every server is told the hub can elicit. `mcp proxy` sets
     /// one that asks its own client.
     pub elicitation: Option<crate::ElicitationHandler>,
+    /// Where OAuth registrations and tokens are kept; with it, remote servers without an
+    /// `Authorization` header use OAuth (a server that needs a login the store does not hold
+    /// fails with "needs login"). `None` leaves OAuth off.
+    pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -95,6 +101,7 @@ impl Default for HubOptions {
             on_result: None,
             era_cache: Default::default(),
             elicitation: None,
+            token_store: None,
         }
     }
 }

@@ -48,6 +48,11 @@ pub enum ServerStatus {
 }
 
 impl ServerStatus {
+    /// Whether the server failed only because it needs an OAuth login (`mcp login`).
+    pub fn needs_login(&self) -> bool {
+        matches!(self, ServerStatus::Failed(reason) if reason.contains(crate::auth::NEEDS_LOGIN))
+    }
+
     /// `connected`, `disabled` or `failed: REASON`.
     pub fn describe(&self) -> String {
         match self {
@@ -338,7 +343,8 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
                 .map_err(show)
         }
         TransportConfig::Sse { url, headers } => {
-            let transport = LegacySseTransport::connect(http_config(url, headers))
+            let http = with_oauth(http_config(url, headers), config, options)?;
+            let transport = LegacySseTransport::connect(http)
                 .await
                 .map_err(|e| format!("{url}: {e}"))?;
             Client::connect(transport, client_options)
@@ -346,12 +352,29 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
                 .map_err(show)
         }
         TransportConfig::StreamableHttp { url, headers } => {
-            let transport = StreamableHttpTransport::new(http_config(url, headers))
-                .map_err(|e| format!("{url}: {e}"))?;
+            let http = with_oauth(http_config(url, headers), config, options)?;
+            let transport =
+                StreamableHttpTransport::new(http).map_err(|e| format!("{url}: {e}"))?;
             Client::connect(transport, client_options)
                 .await
                 .map_err(show)
         }
+    }
+}
+
+/// Adds OAuth to a remote server's connection when the hub has a token store.
+fn with_oauth(
+    http: HttpClientConfig,
+    config: &ServerConfig,
+    options: &HubOptions,
+) -> Result<HttpClientConfig, String> {
+    let Some(store) = &options.token_store else {
+        return Ok(http);
+    };
+    match super::oauth::authorizer_for(config, store.clone(), None) {
+        Some(Ok(authorizer)) => Ok(http.oauth(authorizer)),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Ok(http),
     }
 }
 

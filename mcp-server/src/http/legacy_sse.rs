@@ -13,11 +13,16 @@ use mcp_proto::sse;
 
 use super::body::{self, read_body, ResponseBody, SseStart};
 use super::session::{CreateError, SessionKind};
-use super::streamable::{is_json, lists_media, push_failed};
+use super::streamable::{admits, is_json, lists_media, push_failed};
 use super::{method_not_allowed, App};
+use crate::auth::AuthIdentity;
 
 /// GET on the SSE path: a new session and its stream.
-pub(crate) fn open(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+pub(crate) fn open(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    identity: Option<Arc<AuthIdentity>>,
+) -> Response<ResponseBody> {
     if req.method() != Method::GET {
         return method_not_allowed("GET");
     }
@@ -49,6 +54,7 @@ pub(crate) fn open(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseB
             return body::status(StatusCode::INTERNAL_SERVER_ERROR);
         }
     };
+    session.identity().set(identity);
     let Some(stream) = session.standalone() else {
         return body::status(StatusCode::SERVICE_UNAVAILABLE);
     };
@@ -76,7 +82,11 @@ pub(crate) fn open(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseB
 }
 
 /// POST on the messages path: one message (or batch) for the session named by `sessionId`.
-pub(crate) async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+pub(crate) async fn post(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    identity: Option<Arc<AuthIdentity>>,
+) -> Response<ResponseBody> {
     if req.method() != Method::POST {
         return method_not_allowed("POST");
     }
@@ -94,7 +104,7 @@ pub(crate) async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<Res
         );
     };
     let session = match app.sessions.get(&id) {
-        Some(s) if s.kind() == SessionKind::Legacy => s,
+        Some(s) if s.kind() == SessionKind::Legacy && admits(&s, identity.as_ref()) => s,
         _ => return body::rpc_error(StatusCode::NOT_FOUND, -32001, "Session not found"),
     };
     let (parts, incoming) = req.into_parts();
@@ -122,6 +132,13 @@ pub(crate) async fn post(app: &Arc<App>, req: Request<Incoming>) -> Response<Res
         Ok(frame) => frame,
         Err(e) => return body::message_response(StatusCode::BAD_REQUEST, &e.to_error_response()),
     };
+    if let (Some(auth), Some(identity)) = (&app.config.auth, &identity) {
+        if let Err(refusal) =
+            auth.check_tool_scopes(identity, &frame, &parts.headers, &app.config.endpoint)
+        {
+            return refusal.into();
+        }
+    }
     match session.push(Ok(frame), &[], None) {
         Ok(()) => {
             let mut response = body::status(StatusCode::ACCEPTED);

@@ -28,6 +28,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bearer;
 mod body;
 mod legacy_sse;
 mod mirrored_headers;
@@ -52,10 +53,10 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+pub use bearer::{AuthConfig, PROTECTED_RESOURCE_PATH};
 pub use body::ResponseBody;
 pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
-pub use security::{AuthConfig, AuthError, TokenValidator, PROTECTED_RESOURCE_PATH};
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
 use modern::ConnectionSession;
@@ -271,7 +272,10 @@ pub fn serve_session(
     transport: HttpSessionTransport,
 ) -> crate::RunningSession {
     let version = transport.stateless_version();
-    server.serve_session(transport, version)
+    let identity = transport.identity_cell();
+    let running = server.serve_session(transport, version);
+    running.state.set_identity_source(identity);
+    running
 }
 
 /// Binds `addr` and serves MCP over HTTP, one session per client via `factory`.
@@ -351,17 +355,13 @@ impl App {
         }
         let path = req.uri().path();
         if let Some(auth) = &self.config.auth {
-            if let Some(metadata) = &auth.resource_metadata {
-                if path == PROTECTED_RESOURCE_PATH
+            if auth.metadata.is_some()
+                && (path == PROTECTED_RESOURCE_PATH
                     || path
                         .strip_prefix(PROTECTED_RESOURCE_PATH)
-                        .is_some_and(|rest| rest == self.config.endpoint)
-                {
-                    if req.method() != Method::GET {
-                        return method_not_allowed("GET");
-                    }
-                    return body::json(StatusCode::OK, metadata.clone());
-                }
+                        .is_some_and(|rest| rest == self.config.endpoint))
+            {
+                return protected_resource_metadata(auth, &req, &self.config.endpoint);
             }
         }
         let route = if path == self.config.endpoint {
@@ -376,17 +376,43 @@ impl App {
         if let Err(refusal) = self.guard.check(req.uri(), req.headers()) {
             return refusal.into();
         }
-        if let Some(auth) = &self.config.auth {
-            if let Err(refusal) = auth.check(req.headers()) {
-                return refusal.into();
-            }
-        }
+        let identity = match &self.config.auth {
+            Some(auth) => match auth
+                .authenticate(req.headers(), &self.config.endpoint)
+                .await
+            {
+                Ok(identity) => Some(identity),
+                Err(refusal) => return refusal.into(),
+            },
+            None => None,
+        };
         match route {
-            Route::Streamable => streamable::handle(&self, req, connection).await,
-            Route::LegacyStream => legacy_sse::open(&self, req),
-            Route::LegacyMessages => legacy_sse::post(&self, req).await,
+            Route::Streamable => streamable::handle(&self, req, connection, identity).await,
+            Route::LegacyStream => legacy_sse::open(&self, req, identity),
+            Route::LegacyMessages => legacy_sse::post(&self, req, identity).await,
         }
     }
+}
+
+/// The protected-resource metadata (RFC 9728), to anyone, from any origin (browser-based
+/// clients read it before they have a token).
+fn protected_resource_metadata(
+    auth: &AuthConfig,
+    req: &Request<Incoming>,
+    endpoint: &str,
+) -> Response<ResponseBody> {
+    if req.method() != Method::GET {
+        return method_not_allowed("GET");
+    }
+    let Some(document) = auth.metadata_for(req.headers(), endpoint) else {
+        return body::status(StatusCode::NOT_FOUND);
+    };
+    let mut response = body::json(StatusCode::OK, document);
+    response.headers_mut().insert(
+        hyper::header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
 }
 
 enum Route {

@@ -28,6 +28,7 @@ use super::mirrored_headers::{self, Mismatch, MCP_METHOD, MCP_NAME};
 use super::session::{Session, SessionKind};
 use super::streamable::{deliver, Shape, PROTOCOL_VERSION};
 use super::App;
+use crate::auth::AuthIdentity;
 
 /// The session that serves one HTTP connection's 2026-07-28 POSTs, made at the first one and
 /// closed with the connection.
@@ -176,6 +177,7 @@ pub(crate) async fn post(
     connection: &ConnectionSession,
     headers: &HeaderMap,
     frame: Frame,
+    identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     let message = match frame {
         Frame::Single(message) => message,
@@ -207,6 +209,8 @@ pub(crate) async fn post(
         );
     }
     let session = connection.get(app);
+    // One request at a time per connection: the session serves this request's principal.
+    session.identity().set(identity);
     let shape = Shape::single(id.cloned());
     // A client that goes away before the answer closes the session, cancelling the request.
     let outcome = deliver(

@@ -1,124 +1,10 @@
 //! Checks every HTTP request passes before it reaches a session: `Host` and `Origin` against
-//! allowed lists (DNS-rebinding protection) and the bearer-token hook.
+//! allowed lists (DNS-rebinding protection). Bearer tokens are checked in `bearer`.
 
-use std::sync::Arc;
-
-use hyper::header::{HeaderValue, AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
+use hyper::header::{HOST, ORIGIN};
 use hyper::{HeaderMap, StatusCode, Uri, Version};
 
 use super::body::Refusal;
-
-/// The well-known path of OAuth protected-resource metadata (RFC 9728).
-pub const PROTECTED_RESOURCE_PATH: &str = "/.well-known/oauth-protected-resource";
-
-/// Why a bearer token was refused; becomes the `error` of `WWW-Authenticate` (RFC 6750).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum AuthError {
-    /// The token is missing, expired, revoked or malformed: 401.
-    #[error("invalid token: {0}")]
-    InvalidToken(String),
-    /// The token is valid but lacks a scope: 403, naming the scope the request needs.
-    #[error("insufficient scope; needs {scope}")]
-    InsufficientScope {
-        /// The scope(s) the request needs, space-separated.
-        scope: String,
-    },
-}
-
-/// Validates the bearer token of every request when authorization is on.
-pub trait TokenValidator: Send + Sync + 'static {
-    /// Accepts or refuses a token (the text after `Bearer `).
-    fn validate(&self, token: &str) -> Result<(), AuthError>;
-}
-
-impl<F> TokenValidator for F
-where
-    F: Fn(&str) -> Result<(), AuthError> + Send + Sync + 'static,
-{
-    fn validate(&self, token: &str) -> Result<(), AuthError> {
-        self(token)
-    }
-}
-
-/// Authorization for the HTTP transports: a token validator and, optionally, the protected
-/// resource metadata document served at [`PROTECTED_RESOURCE_PATH`].
-#[derive(Clone)]
-pub struct AuthConfig {
-    /// Checks each request's bearer token.
-    pub validator: Arc<dyn TokenValidator>,
-    /// The RFC 9728 metadata as JSON text (`resource`, `authorization_servers`, ...); when set
-    /// it is served without authentication and named in `WWW-Authenticate`.
-    pub resource_metadata: Option<String>,
-}
-
-impl std::fmt::Debug for AuthConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AuthConfig")
-            .field("resource_metadata", &self.resource_metadata)
-            .finish_non_exhaustive()
-    }
-}
-
-impl AuthConfig {
-    /// Checks the `Authorization` header; `Err` is the 401/403 response to send.
-    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        let token = headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                let (scheme, token) = v.trim().split_once(' ')?;
-                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-            })
-            .filter(|t| !t.is_empty());
-        let result = match token {
-            Some(token) => self.validator.validate(token),
-            None => Err(AuthError::InvalidToken(String::new())),
-        };
-        let error = match result {
-            Ok(()) => return Ok(()),
-            Err(e) => e,
-        };
-        let mut challenge = String::from("Bearer");
-        let mut params: Vec<String> = Vec::new();
-        let status = match &error {
-            AuthError::InvalidToken(_) if token.is_none() => StatusCode::UNAUTHORIZED,
-            AuthError::InvalidToken(_) => {
-                params.push("error=\"invalid_token\"".into());
-                StatusCode::UNAUTHORIZED
-            }
-            AuthError::InsufficientScope { scope } => {
-                params.push("error=\"insufficient_scope\"".into());
-                params.push(format!("scope=\"{}\"", quote_safe(scope)));
-                StatusCode::FORBIDDEN
-            }
-        };
-        if self.resource_metadata.is_some() {
-            if let Some(host) = headers.get(HOST).and_then(|h| h.to_str().ok()) {
-                params.push(format!(
-                    "resource_metadata=\"http://{}{PROTECTED_RESOURCE_PATH}\"",
-                    quote_safe(host)
-                ));
-            }
-        }
-        if !params.is_empty() {
-            challenge.push(' ');
-            challenge.push_str(&params.join(", "));
-        }
-        let message = match status {
-            StatusCode::FORBIDDEN => "insufficient scope",
-            _ => "unauthorized",
-        };
-        let refusal = Refusal::new(status, -32001, message);
-        Err(match HeaderValue::from_str(&challenge) {
-            Ok(value) => refusal.with_header(WWW_AUTHENTICATE, value),
-            Err(_) => refusal,
-        })
-    }
-}
-
-fn quote_safe(s: &str) -> String {
-    s.chars().filter(|c| *c != '"' && *c != '\\').collect()
-}
 
 /// DNS-rebinding protection: `Host` and `Origin` must be on the allowed lists.
 #[derive(Clone, Debug)]
@@ -248,6 +134,7 @@ fn strip_port(host: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hyper::header::HeaderValue;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -331,35 +218,5 @@ mod tests {
                 &headers(&[("host", "evil.example.com")])
             )
             .is_ok());
-    }
-
-    #[test]
-    fn bearer_tokens() {
-        let auth = AuthConfig {
-            validator: Arc::new(|t: &str| {
-                if t == "good" {
-                    Ok(())
-                } else {
-                    Err(AuthError::InvalidToken("no".into()))
-                }
-            }),
-            resource_metadata: Some("{}".into()),
-        };
-        assert!(auth
-            .check(&headers(&[("authorization", "Bearer good")]))
-            .is_ok());
-        let r = auth
-            .check(&headers(&[
-                ("authorization", "Bearer bad"),
-                ("host", "h:1"),
-            ]))
-            .expect_err("bad token");
-        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
-        let challenge = r.header().expect("challenge").to_str().expect("ascii");
-        assert!(challenge.contains("invalid_token"), "{challenge}");
-        assert!(
-            challenge.contains("resource_metadata=\"http://h:1/.well-known"),
-            "{challenge}"
-        );
     }
 }

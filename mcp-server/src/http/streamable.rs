@@ -13,6 +13,7 @@ use mcp_proto::version::ProtocolVersion;
 use super::body::{self, read_body, Refusal, ResponseBody, SseStart};
 use super::session::{self, CreateError, PushError, Reply, Session, SessionKind, Stream};
 use super::{method_not_allowed, modern, App};
+use crate::auth::AuthIdentity;
 
 /// `Mcp-Session-Id` (header names are case-insensitive).
 pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -25,15 +26,16 @@ pub(crate) async fn handle(
     app: &Arc<App>,
     req: Request<Incoming>,
     connection: &modern::ConnectionSession,
+    identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     match *req.method() {
         // 2026-07-28 has no GET stream and no sessions to delete.
         Method::GET | Method::DELETE if modern::speaks_modern(req.headers()) => {
             method_not_allowed("POST")
         }
-        Method::POST => post(app, req, connection).await,
-        Method::GET => get(app, req),
-        Method::DELETE => delete(app, req),
+        Method::POST => post(app, req, connection, identity).await,
+        Method::GET => get(app, req, identity.as_ref()),
+        Method::DELETE => delete(app, req, identity.as_ref()),
         _ => method_not_allowed(allow(app)),
     }
 }
@@ -116,15 +118,29 @@ fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Refusal> {
     }
 }
 
-/// The session a request names: `Ok(None)` when it names none, `Err` with 404 when unknown.
-fn named_session(app: &App, headers: &HeaderMap) -> Result<Option<Arc<Session>>, Refusal> {
+/// The session a request names: `Ok(None)` when it names none, `Err` with 404 when unknown or
+/// bound to another principal than the request's token speaks for.
+fn named_session(
+    app: &App,
+    headers: &HeaderMap,
+    identity: Option<&Arc<AuthIdentity>>,
+) -> Result<Option<Arc<Session>>, Refusal> {
     let Some(value) = headers.get(&SESSION_ID) else {
         return Ok(None);
     };
     let id = value.to_str().map_err(|_| session_not_found())?;
     match app.sessions.get(id) {
-        Some(s) if s.kind() == SessionKind::Streamable => Ok(Some(s)),
+        Some(s) if s.kind() == SessionKind::Streamable && admits(&s, identity) => Ok(Some(s)),
         _ => Err(session_not_found()),
+    }
+}
+
+/// Whether `session` may serve a request of `identity` (always, without authorization); the
+/// request's token then becomes the session's current one.
+pub(crate) fn admits(session: &Session, identity: Option<&Arc<AuthIdentity>>) -> bool {
+    match identity {
+        Some(identity) => session.identity().admit(identity),
+        None => true,
     }
 }
 
@@ -181,6 +197,7 @@ async fn post(
     app: &Arc<App>,
     req: Request<Incoming>,
     connection: &modern::ConnectionSession,
+    identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     let (parts, incoming) = req.into_parts();
     let headers = &parts.headers;
@@ -208,9 +225,16 @@ async fn post(
         Ok(frame) => frame,
         Err(e) => return body::message_response(StatusCode::BAD_REQUEST, &e.to_error_response()),
     };
+    if let (Some(auth), Some(identity)) = (&app.config.auth, &identity) {
+        if let Err(refusal) =
+            auth.check_tool_scopes(identity, &frame, headers, &app.config.endpoint)
+        {
+            return refusal.into();
+        }
+    }
     // The era is chosen per request: a 2026-07-28 one is served on its own, whatever the mode.
     if modern::is_modern(headers, &frame) {
-        return modern::post(app, connection, headers, frame).await;
+        return modern::post(app, connection, headers, frame, identity).await;
     }
     let version = match protocol_version(headers) {
         Ok(v) => v,
@@ -219,7 +243,7 @@ async fn post(
     let named = if app.config.stateless {
         None
     } else {
-        match named_session(app, headers) {
+        match named_session(app, headers, identity.as_ref()) {
             Ok(s) => s,
             Err(refusal) => return refusal.into(),
         }
@@ -247,6 +271,7 @@ async fn post(
         let session = Session::detached(SessionKind::Stateless, app.config.replay_buffer);
         // No initialize reaches a stateless session: the header's version is the session's.
         session.set_version(version);
+        session.identity().set(identity);
         app.start_session(&session);
         (session, false)
     } else {
@@ -264,6 +289,7 @@ async fn post(
             }
             (None, true) => match app.sessions.create(SessionKind::Streamable) {
                 Ok(session) => {
+                    session.identity().set(identity);
                     app.start_session(&session);
                     (session, true)
                 }
@@ -497,7 +523,11 @@ pub(crate) fn push_failed(e: PushError) -> Response<ResponseBody> {
     }
 }
 
-fn get(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+fn get(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    identity: Option<&Arc<AuthIdentity>>,
+) -> Response<ResponseBody> {
     if app.config.stateless || !app.config.standalone_stream {
         return method_not_allowed(allow(app));
     }
@@ -513,7 +543,7 @@ fn get(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
         Ok(v) => v,
         Err(refusal) => return refusal.into(),
     };
-    let session = match named_session(app, headers) {
+    let session = match named_session(app, headers, identity) {
         Ok(Some(s)) => s,
         Ok(None) => return bad_request("Bad Request: Mcp-Session-Id header is required").into(),
         Err(refusal) => return refusal.into(),
@@ -547,7 +577,11 @@ fn get(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
     body::sse_response(&session, stream, generation, cursor, start)
 }
 
-fn delete(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
+fn delete(
+    app: &Arc<App>,
+    req: Request<Incoming>,
+    identity: Option<&Arc<AuthIdentity>>,
+) -> Response<ResponseBody> {
     if app.config.stateless || !app.config.allow_delete {
         return method_not_allowed(allow(app));
     }
@@ -557,7 +591,17 @@ fn delete(app: &Arc<App>, req: Request<Incoming>) -> Response<ResponseBody> {
     let Some(id) = req.headers().get(&SESSION_ID) else {
         return bad_request("Bad Request: Mcp-Session-Id header is required").into();
     };
-    match id.to_str().ok().filter(|id| app.sessions.remove(id)) {
+    let owned = |id: &&str| {
+        app.sessions
+            .get(id)
+            .is_some_and(|s| s.kind() == SessionKind::Streamable && admits(&s, identity))
+    };
+    match id
+        .to_str()
+        .ok()
+        .filter(owned)
+        .filter(|id| app.sessions.remove(id))
+    {
         Some(_) => body::status(StatusCode::OK),
         None => session_not_found().into(),
     }

@@ -33,6 +33,7 @@ pub(crate) use listen::{ListenEvent, Listeners};
 pub(crate) use request_meta::{request_meta, ModernMeta, NegotiatedCache};
 pub(crate) use sealed_state::SealKey;
 
+use crate::auth::AuthIdentity;
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::request_state::RequestState;
@@ -46,6 +47,7 @@ pub(crate) async fn serve(
     request: &Request,
     rc: RequestContext,
     meta: ModernMeta<'_>,
+    identity: Option<Arc<AuthIdentity>>,
 ) -> Result<RawJson, ServerError> {
     let version = ProtocolVersion::parse(&meta.protocol_version)
         .filter(|v| server.modern_versions().contains(v))
@@ -96,7 +98,9 @@ pub(crate) async fn serve(
         }
         _ => None,
     };
-    let state = RequestState::new(negotiated, log_level).with_input(round.clone());
+    let state = RequestState::new(negotiated, log_level)
+        .with_input(round.clone())
+        .with_identity(identity);
     let ctx = Context::new(rc, state, server.clone());
     let offers = server.offers();
     let page_size = server.page_size();

@@ -214,6 +214,7 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         auto_approve: vec![],
         timeout: Duration::from_secs(10),
         protocol: Default::default(),
+        oauth: None,
     })
     .unwrap();
     assert!(
@@ -258,6 +259,7 @@ fn entries_are_written_in_each_format() {
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
+        oauth: None,
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -305,6 +307,7 @@ fn validation_as_cline_does() {
         auto_approve: vec![],
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
+        oauth: None,
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
@@ -404,4 +407,36 @@ fn the_protocol_key_chooses_the_negotiation_and_is_written_back() {
     let again = parse(&c.to_json());
     assert_eq!(again.servers[4].protocol, c.servers[2].protocol);
     assert_eq!(again.servers[0].protocol, Negotiation::Auto);
+}
+
+#[test]
+fn oauth_keys_of_other_clients_are_read() {
+    let text = r#"{"mcpServers": {
+        "claude": {"type": "http", "url": "https://a.example/mcp",
+                   "oauth": {"clientId": "abc", "clientSecret": "s", "callbackPort": 8765, "scopes": ["read", "write"]}},
+        "cursor": {"url": "https://b.example/mcp",
+                   "auth": {"CLIENT_ID": "cid", "CLIENT_SECRET": "cs", "scopes": "x y"}},
+        "kiro": {"url": "https://c.example/mcp", "oauth": {"client_id": "k", "redirectUri": "http://localhost:7778/oauth/callback"}},
+        "m2m": {"url": "https://d.example/mcp", "oauth": {"clientId": "svc", "clientSecret": "s", "grantType": "client_credentials"}}
+    }}"#;
+    let c = parse(text);
+    let claude = c.servers[0].oauth.clone().expect("oauth");
+    assert_eq!(claude.client_id.as_deref(), Some("abc"));
+    assert_eq!(claude.callback_port, Some(8765));
+    assert_eq!(claude.scopes, vec!["read", "write"]);
+    assert!(!format!("{claude:?}").contains("\"s\""));
+    let cursor = c.servers[1].oauth.clone().expect("auth");
+    assert_eq!(cursor.client_secret.as_deref(), Some("cs"));
+    assert_eq!(cursor.scopes, vec!["x", "y"]);
+    assert_eq!(
+        c.servers[2].oauth.as_ref().and_then(|o| o.callback_port),
+        Some(7778)
+    );
+    assert!(c.servers[3]
+        .oauth
+        .as_ref()
+        .is_some_and(|o| o.client_credentials));
+    let bad =
+        r#"{"mcpServers": {"x": {"url": "https://a/mcp", "oauth": {"callbackPort": "nope"}}}}"#;
+    assert!(parse_err(bad).contains("callbackPort"));
 }

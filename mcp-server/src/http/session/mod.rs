@@ -27,6 +27,7 @@ pub(crate) use stream::{event_id, parse_event_id, Next, Reply, Stream};
 pub(crate) use table::{CreateError, SessionTable};
 pub use transport::{HttpSessionTransport, HttpSink, HttpSource};
 
+use crate::auth::IdentityCell;
 use inbox::{Inbox, Refused};
 use stream::Mode;
 
@@ -73,6 +74,9 @@ pub(crate) struct Session {
     keep: OnceLock<Box<dyn Any + Send + Sync>>,
     /// The peer serving this session, when one attached: POSTed requests are served inline.
     peer: OnceLock<PeerHandle>,
+    /// Whom the session serves, when authorization is on: bound at its start, and every later
+    /// request must carry a token of the same principal.
+    identity: Arc<IdentityCell>,
 }
 
 #[derive(Default)]
@@ -111,6 +115,7 @@ impl Session {
             replay: replay.max(1),
             keep: OnceLock::new(),
             peer: OnceLock::new(),
+            identity: Arc::default(),
         }
     }
 
@@ -147,6 +152,11 @@ impl Session {
             0 => None,
             n => ProtocolVersion::ALL.get(usize::from(n) - 1).copied(),
         }
+    }
+
+    /// Whom the session serves (empty without authorization).
+    pub(crate) fn identity(&self) -> &Arc<IdentityCell> {
+        &self.identity
     }
 
     /// What kind of session this is.

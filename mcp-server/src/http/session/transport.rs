@@ -40,6 +40,17 @@ impl HttpSessionTransport {
         &self.session.id
     }
 
+    /// The verified identity of the session's client, when authorization is on (for a custom
+    /// session factory; a [`Server`](crate::Server)'s handlers read it from their context).
+    pub fn auth_identity(&self) -> Option<Arc<crate::auth::AuthIdentity>> {
+        self.session.identity().get()
+    }
+
+    /// Where the session's identity lives, read afresh at each request.
+    pub(crate) fn identity_cell(&self) -> Arc<crate::auth::IdentityCell> {
+        self.session.identity().clone()
+    }
+
     /// In stateless mode, the protocol version of the one POST this session serves (from its
     /// `MCP-Protocol-Version` header): no `initialize` ever reaches such a session.
     pub fn stateless_version(&self) -> Option<ProtocolVersion> {
