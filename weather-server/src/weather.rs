@@ -637,6 +637,7 @@ pub fn build(provider: Provider) -> Server {
                 .annotations(weather_hints),
             watch_weather,
         )
+        .tool(crate::climate::tool(), crate::climate::climate_report)
         .tool(
             Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")
                 .title("Known cities")
