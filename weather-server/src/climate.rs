@@ -18,6 +18,9 @@ use crate::provider::Provider;
 /// At most this many cities in one report.
 const MAX_CITIES: usize = 200;
 
+/// How many cities a report without a list visits: the first ones the server knows.
+const DEFAULT_CITIES: usize = 12;
+
 /// The longest pause per city, in milliseconds.
 const MAX_PER_CITY_MS: u64 = 10_000;
 
@@ -25,7 +28,7 @@ const MAX_PER_CITY_MS: u64 = 10_000;
 #[derive(Deserialize, JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub(crate) struct ClimateArgs {
-    /// The cities to visit, by name; every known city when absent.
+    /// The cities to visit, by name; the first 12 known cities when absent.
     #[serde(default)]
     #[schemars(length(max = 200))]
     cities: Option<Vec<String>>,
@@ -59,23 +62,23 @@ pub(crate) struct ClimateReport {
     mean_temperature_c: Option<f64>,
 }
 
-/// The tool's definition: optional task support, so a client may run it as a task (and a
-/// 2026-07-28 client that declares the tasks extension gets one).
+/// The tool's definition (the caller adds the weather tools' annotations): optional task
+/// support, so a client may run it as a task (and a 2026-07-28 client that declares the tasks
+/// extension gets one).
 pub(crate) fn tool() -> Tool {
     Tool::new(
         "climate_report",
-        "A climate report over many cities (every known city by default): current temperature \
+        "A climate report over many cities (up to 200; 12 by default): current temperature \
          and sky of each, then the warmest, coldest and mean. Slow (a pause per city, perCityMs), \
          with progress; runs as a task when the client asks for one.",
     )
     .title("Climate report")
-    .read_only()
     .task_support(TaskSupport::Optional)
 }
 
 fn chosen(names: Option<Vec<String>>) -> Result<Vec<&'static City>, ToolError> {
     let Some(names) = names else {
-        return Ok(CITIES.iter().collect());
+        return Ok(CITIES.iter().take(DEFAULT_CITIES).collect());
     };
     if names.len() > MAX_CITIES {
         return Err(format!(
