@@ -46,9 +46,17 @@ pub(crate) struct TaskTool {
     pub(crate) args: Value,
 }
 
-/// The first tool declaring task support whose arguments are known or can be sampled.
+/// The first tool declaring task support whose arguments are known or can be sampled (tools
+/// listed on the 2025 session).
 pub(crate) async fn task_tool(cx: &mut Ctx) -> Result<Option<TaskTool>, Error> {
-    for tool in cx.tools().await? {
+    let tools = cx.tools().await?;
+    Ok(pick_task_tool(cx, &tools))
+}
+
+/// The first of `tools` declaring task support whose arguments are known (`--call`) or can be
+/// taken from its schema.
+pub(crate) fn pick_task_tool(cx: &Ctx, tools: &[Value]) -> Option<TaskTool> {
+    for tool in tools {
         let support = tool
             .pointer("/execution/taskSupport")
             .and_then(Value::as_str)
@@ -61,16 +69,16 @@ pub(crate) async fn task_tool(cx: &mut Ctx) -> Result<Option<TaskTool>, Error> {
         };
         let args = match cx.config.tool_args.get(name) {
             Some(args) => Some(args.clone()),
-            None => sampled_args(&tool),
+            None => sampled_args(tool),
         };
         if let Some(args) = args {
-            return Ok(Some(TaskTool {
+            return Some(TaskTool {
                 name: name.to_owned(),
                 args,
-            }));
+            });
         }
     }
-    Ok(None)
+    None
 }
 
 fn sampled_args(tool: &Value) -> Option<Value> {

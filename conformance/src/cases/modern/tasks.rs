@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use super::protocol::params_with;
 use super::{discover, open, result_type_problem, verdict, MODERN};
 use crate::case::{Case, CaseResult, Outcome};
-use crate::cases::tasks::task_tool;
+use crate::cases::tasks::{pick_task_tool, TaskTool};
 use crate::context::Ctx;
 use crate::driver::session::brief;
 use crate::driver::{Reply, Session};
@@ -54,6 +54,34 @@ async fn send(
     session
         .first_request(method, Some(params_with(params, caps)))
         .await
+}
+
+/// The task-supporting tool, from `tools/list` asked as a modern request (at most 20 pages).
+async fn task_tool(cx: &mut Ctx) -> Result<Option<TaskTool>, Error> {
+    let mut session = open(cx).await?;
+    let mut tools = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for _ in 0..20 {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let reply = send(&mut session, "tools/list", params, true).await?;
+        let Some(result) = reply.result() else { break };
+        tools.extend(
+            result
+                .get("tools")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        cursor = result.get("nextCursor").filter(|c| c.is_string()).cloned();
+        if cursor.is_none() {
+            break;
+        }
+    }
+    session.close().await;
+    Ok(pick_task_tool(cx, &tools))
 }
 
 /// The extension's entry in discover, or a skip when the server has none.
