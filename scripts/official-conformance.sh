@@ -7,9 +7,12 @@
 #                   each core client scenario on its own against `conformance-client`, then every
 #                   `auth/*` client scenario the release lists, each on its own.
 #   0.2.0-alpha.12  (requirement set 2026-07-28, run at the 2026-07-28 wire) every server scenario
-#                   the set scores against `conformance-server`, then every scored client scenario
-#                   (the auth ones included), each on its own, against `conformance-client`, then
-#                   the client-credentials extension scenarios (SEP-1046), each on its own.
+#                   the set scores against `conformance-server`, then the tasks extension's server
+#                   scenarios (io.modelcontextprotocol/tasks, SEP-2663; upstream lists them as
+#                   extension scenarios, not scored by the set) each on its own, then every scored
+#                   client scenario (the auth ones included), each on its own, against
+#                   `conformance-client`, then the client-credentials extension scenarios
+#                   (SEP-1046), each on its own.
 #
 # Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
 # none failed and no warnings, and every client scenario passed with no warnings.
@@ -21,6 +24,8 @@
 #      scenarios of 0.1.16 hold at least 44 checks, fewer means scenarios went missing),
 #      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below),
 #      AUTH_CLIENT_GAPS (auth scenarios skipped with a note; default below).
+#      TASK_SCENARIOS (default: the nine tasks scenarios below; tasks-status-notifications is left
+#      out: the suite skips it itself, pending a subscriptions/listen rewrite).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/scripts/conformance"
@@ -35,6 +40,7 @@ modern_requirements=2026-07-28
 # implement (SEP-990 enterprise-managed authorization / cross-app access, DPoP, workload identity).
 auth_gaps="${AUTH_CLIENT_GAPS-auth/cross-app-access-complete-flow auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer}"
 auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt"
+task_scenarios="${TASK_SCENARIOS:-tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error tasks-mrtr-composition}"
 cd "$root"
 
 cargo build --profile "$profile" -p conformance --bin conformance-server --bin conformance-client || exit 2
@@ -83,6 +89,23 @@ auth_run() {
   client_run "$1" "$2"
 }
 
+# extension_run VERSION SCENARIO: one extension server scenario on its own, judged: at least one
+# check passed, none failed, no warnings.
+extension_run() {
+  local version="$1" scenario="$2" log passed fails warnings
+  echo "== conformance $version: extension server scenario $scenario against $server"
+  log="$(mktemp -t official-extension.XXXXXX)"
+  "$tools/server-suite.sh" --scenario "$scenario" --start "$server --port $port" \
+    "http://localhost:$port/mcp" | tee "$log"
+  passed="$(field passed "$log")"; fails="$(field failed "$log")"; warnings="$(field warnings "$log")"
+  if [ -z "$passed" ] || [ "$passed" = 0 ] || [ "$fails" != 0 ] || [ "$warnings" != 0 ]; then
+    echo "FAIL: $version extension scenario $scenario (${passed:-?} passed, ${fails:-?} failed, ${warnings:-?} warning(s))"
+    failed=1
+  else
+    echo "OK: $version extension scenario $scenario: $passed passed"
+  fi
+}
+
 # client_run VERSION SCENARIO: one client scenario on its own, judged (SPEC_VERSION passes through).
 client_run() {
   local version="$1" scenario="$2" clog status passed fails warnings
@@ -115,6 +138,7 @@ for version in $pins; do
       ;;
     *)
       server_run "$version" "$min_checks_2026" --requirements "$modern_requirements"
+      for scenario in $task_scenarios; do extension_run "$version" "$scenario"; done
       scenarios="$(conformance_scored "$modern_requirements" client)"
       [ -n "$scenarios" ] || { echo "FAIL: $version lists no client scenario for $modern_requirements"; failed=1; }
       export SPEC_VERSION="$modern_requirements"

@@ -26,6 +26,12 @@ fn modern_only_server_passes_the_modern_cases() {
         Some(&["2026-07-28".to_owned()][..])
     );
     for case in &report.cases {
+        // The fixture has no task-supporting tool: the tasks cases (both eras) are skipped.
+        let tasks = case.id.starts_with("modern.tasks-") || case.id.starts_with("tasks.");
+        if tasks {
+            assert!(matches!(case.outcome, Outcome::Skip { .. }), "{}", case.id);
+            continue;
+        }
         let modern = case.id.starts_with("modern.");
         let passed = matches!(case.outcome, Outcome::Pass);
         // Every modern case on stdio passes; the handshake cases are skipped.

@@ -13,6 +13,7 @@ use mcp_proto::ProtocolVersion;
 use crate::auth::AuthIdentity;
 use crate::modern::InputRound;
 use crate::session::Advertised;
+use crate::tasks::TaskSlot;
 
 /// What the two sides agreed on: the version, and each side's capabilities and info.
 #[derive(Debug)]
@@ -66,6 +67,10 @@ pub(crate) struct RequestState {
     input: Option<Arc<InputRound>>,
     /// The verified identity of the client (HTTP with authorization).
     identity: Option<Arc<AuthIdentity>>,
+    /// The task side of a task-eligible `tools/call`.
+    task: Option<Arc<TaskSlot>>,
+    /// A key unique to the connection (2025) the request came on; empty under 2026-07-28.
+    connection: Option<Arc<str>>,
 }
 
 impl RequestState {
@@ -76,6 +81,8 @@ impl RequestState {
             log_level,
             input: None,
             identity: None,
+            task: None,
+            connection: None,
         }
     }
 
@@ -88,6 +95,28 @@ impl RequestState {
     /// The verified identity of the client, if any.
     pub(crate) fn identity(&self) -> Option<&AuthIdentity> {
         self.identity.as_deref()
+    }
+
+    /// The same state, on the connection known by `key`.
+    pub(crate) fn on_connection(mut self, key: Arc<str>) -> Self {
+        self.connection = Some(key);
+        self
+    }
+
+    /// The same state, with the task side of a task-eligible `tools/call`.
+    pub(crate) fn with_task(mut self, task: Arc<TaskSlot>) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// The task side, if the request is a task-eligible `tools/call`.
+    pub(crate) fn task(&self) -> Option<&TaskSlot> {
+        self.task.as_deref()
+    }
+
+    /// The connection's key.
+    pub(crate) fn connection(&self) -> &str {
+        self.connection.as_deref().unwrap_or_default()
     }
 
     /// The same state, able (with `Some`) to ask the client for input through MRTR.

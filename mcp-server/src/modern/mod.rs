@@ -39,7 +39,9 @@ use crate::error::ServerError;
 use crate::request_state::RequestState;
 use crate::server::Server;
 use crate::session::{parse_params, Method};
+use crate::tasks::{self, TaskMethod};
 use input::Ran;
+use mcp_proto::schema::declares_tasks_extension;
 
 /// Serves one 2026-07-28 request.
 pub(crate) async fn serve(
@@ -63,6 +65,29 @@ pub(crate) async fn serve(
     let method = Method::of(&request.method)
         .filter(|m| m.exists_in_modern_era() && m.offered(advertised))
         .ok_or_else(|| ServerError::MethodNotFound(request.method.clone()))?;
+    let (negotiated, log_level) = server
+        .negotiated_cache()
+        .negotiated(server, version, &meta)?;
+    if let Method::Task(task_method) = method {
+        // The extension's methods; tasks/result and tasks/list were removed (-32601).
+        if matches!(task_method, TaskMethod::Result | TaskMethod::List) {
+            return Err(ServerError::MethodNotFound(request.method.clone()));
+        }
+        if !declares_tasks_extension(negotiated.client_capabilities.extensions.as_ref()) {
+            return Err(tasks::extension_missing(&format!(
+                "{} is a method of the tasks extension",
+                request.method
+            )));
+        }
+        let requester = tasks::requester(identity.as_deref(), "");
+        let raw = tasks::serve_modern(
+            server.tasks(),
+            task_method,
+            request.params.as_ref(),
+            &requester,
+        )?;
+        return result::complete(&raw, server.info_json(), None);
+    }
     let params = request.params.as_ref();
     let info = server.info_json();
     let hints = server.cache_hint();
@@ -89,9 +114,6 @@ pub(crate) async fn serve(
         }
         _ => {}
     }
-    let (negotiated, log_level) = server
-        .negotiated_cache()
-        .negotiated(server, version, &meta)?;
     let round = match method {
         Method::CallTool | Method::GetPrompt | Method::ReadResource => {
             Some(Arc::new(InputRound::new(resumed_answers(server, request)?)))

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -16,7 +16,9 @@ use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
 use crate::http::{tool_header_params, ToolHeaderParam};
 use crate::modern::ResultHead;
+use crate::tasks::{self, CallMode, TaskSlot};
 use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
+use mcp_proto::schema::{ClientCapabilities, TaskMetadata, TaskSupport};
 
 /// Every tool a server offers, by name.
 #[derive(Default)]
@@ -26,6 +28,8 @@ pub(crate) struct ToolService {
     seq: AtomicU64,
     /// Some tool ever added has `x-mcp-header` parameters (else no call needs a look).
     annotated: AtomicBool,
+    /// How many tools may run as a task (kept with the table, read on every request).
+    task_tools: AtomicUsize,
 }
 
 /// `tools/call` params, borrowed from the request: the arguments stay raw until the handler's
@@ -38,6 +42,9 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
     meta: Option<&'a RawValue>,
+    /// Run as a task (2025-11-25).
+    #[serde(default)]
+    task: Option<TaskMetadata>,
 }
 
 /// `{}`: the arguments of a call that sent none.
@@ -75,16 +82,41 @@ impl ToolService {
             handler: erase(handler, state, IntoToolResult::into_tool_result),
             seq: self.seq.fetch_add(1, Ordering::Relaxed),
         };
-        write_table(&self.entries).insert(entry.tool.name.clone(), Arc::new(entry));
+        let mut table = write_table(&self.entries);
+        self.count_task_tool(&entry, true);
+        if let Some(old) = table.insert(entry.tool.name.clone(), Arc::new(entry)) {
+            self.count_task_tool(&old, false);
+        }
     }
 
     /// Removes a tool; returns whether it existed.
     pub(crate) fn remove(&self, name: &str) -> bool {
-        write_table(&self.entries).remove(name).is_some()
+        let mut table = write_table(&self.entries);
+        let removed = table.remove(name);
+        if let Some(old) = &removed {
+            self.count_task_tool(old, false);
+        }
+        removed.is_some()
+    }
+
+    /// Counts a task tool in (`added`) or out; called with the table locked for writing.
+    fn count_task_tool(&self, entry: &ToolEntry, added: bool) {
+        if entry.task_support() != TaskSupport::Forbidden {
+            if added {
+                self.task_tools.fetch_add(1, Ordering::Relaxed);
+            } else {
+                self.task_tools.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
     }
 
     pub(crate) fn is_empty(&self) -> bool {
         read_table(&self.entries).is_empty()
+    }
+
+    /// Whether some tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        self.task_tools.load(Ordering::Relaxed) > 0
     }
 
     /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
@@ -138,10 +170,36 @@ impl ToolService {
             ));
         }
         let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+        let support = entry.task_support();
+        let mode = match (support, &p.task) {
+            (TaskSupport::Forbidden, None) => CallMode::Direct,
+            (_, task) => {
+                let none = ClientCapabilities::default();
+                let client = ctx.client_capabilities().unwrap_or(&none);
+                tasks::call_mode(&entry.tool.name, support, version, task.as_ref(), client)?
+            }
+        };
+        let slot = (mode != CallMode::Direct).then(|| Arc::new(TaskSlot::default()));
+        let ctx = match &slot {
+            Some(slot) => ctx.with_task(slot.clone()),
+            None => ctx,
+        };
         // A panic here or in the handler is caught once, by the peer: -32603 for this request.
-        let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {
-            Ok(future) => future.await,
-            Err(rejection) => {
+        let output = match ((entry.handler)(&Call::new(arguments, meta, &ctx)), slot) {
+            (Ok(future), Some(slot)) => {
+                let server = ctx.server().clone();
+                let raw = server
+                    .tasks()
+                    .call(ctx, slot, future, mode, version)
+                    .await?;
+                // A task's answer (its handle, or a result that came first) is completed here.
+                return match head {
+                    Some(head) => head.complete(&raw),
+                    None => Ok(raw),
+                };
+            }
+            (Ok(future), None) => future.await,
+            (Err(rejection), _) => {
                 let error = ServerError::InvalidArguments {
                     tool: entry.tool.name.clone(),
                     detail: without_position(rejection.0),
