@@ -107,7 +107,10 @@ impl HubError {
                 | ClientError::TooManyPages { .. }
                 | ClientError::ModernRefused { .. }
                 | ClientError::InvalidResult { .. }
-                | ClientError::InputRequired { .. } => ErrorKind::Protocol,
+                | ClientError::InputRequired { .. }
+                | ClientError::TasksUnsupported { .. }
+                | ClientError::TaskNotDone { .. } => ErrorKind::Protocol,
+                ClientError::TaskEnded { .. } => ErrorKind::Tool,
                 ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }
