@@ -45,6 +45,7 @@ pub mod resources;
 pub mod roots;
 pub mod sampling;
 pub mod tasks;
+pub mod tasks_extension;
 pub mod tools;
 
 pub use completion::*;
@@ -67,4 +68,5 @@ pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
 pub use tasks::*;
+pub use tasks_extension::*;
 pub use tools::*;

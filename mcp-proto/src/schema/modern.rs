@@ -59,6 +59,9 @@ pub enum ResultType {
     Complete,
     /// The server needs input first; see [`InputRequiredResult`].
     InputRequired,
+    /// The server runs the request as a task (the `io.modelcontextprotocol/tasks` extension);
+    /// see [`super::tasks_extension::ModernCreateTaskResult`].
+    Task,
 }
 
 /// Who may cache a cacheable result.
@@ -521,6 +524,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these URIs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these task ids (the tasks extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
     /// Fields we do not know, kept for the round trip.
     #[serde(flatten)]
     pub extra: JsonObject,
