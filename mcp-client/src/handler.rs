@@ -16,7 +16,7 @@ use mcp_proto::schema::{
     ListResourceTemplates, ListResources, ListRoots, ListRootsResult, ListTools, LoggingMessage,
     LoggingMessageParams, NotificationType, Progress, ProgressParams, PromptListChanged,
     RequestType, ResourceListChanged, ResourceUpdated, ResourceUpdatedParams, RootsCapability,
-    SamplingCapability, Task, TaskStatusNotification, ToolListChanged,
+    SamplingCapability, Task, TaskNotification, TaskStatusNotification, ToolListChanged,
 };
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -235,7 +235,7 @@ impl Handler for ClientHandler {
             TaskStatusNotification::METHOD => {
                 decode::<TaskStatusNotification>(&n).map(|s| ServerEvent::TaskStatus(s.task))
             }
-            "notifications/tasks" => n
+            TaskNotification::METHOD => n
                 .params_as::<serde_json::Map<String, serde_json::Value>>()
                 .ok()
                 .and_then(|o| crate::tasks::extension_task(o).ok())

@@ -24,7 +24,7 @@ use mcp_proto::peer::{PeerError, Progress, ProgressCallback};
 use mcp_proto::schema::{
     CallTool, CallToolParams, CallToolResult, CancelTask, ClientCapabilities, GetTask,
     GetTaskPayload, InputRequests, ListTasks, PaginatedParams, RequestType, Task, TaskIdParams,
-    TaskMetadata, TaskStatus, TaskSupport,
+    TaskMetadata, TaskStatus, TaskSupport, UpdateTask,
 };
 use serde_json::{Map, Value};
 use tokio::time::Instant;
@@ -37,8 +37,7 @@ use crate::handler::ServerEvent;
 use crate::input::InputRound;
 use crate::options::{CallOptions, MAX_TIMEOUT};
 
-/// The extension identifier of 2026-07-28 tasks.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub use mcp_proto::schema::TASKS_EXTENSION;
 /// The shortest wait between two polls, whatever the server suggests.
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// The longest wait between two polls, whatever the server suggests.
@@ -634,7 +633,7 @@ impl Client {
     ) -> Result<bool, ClientError> {
         let input_error = |reason: String| ClientError::InputRequired {
             server: self.name().to_owned(),
-            method: "tasks/update".to_owned(),
+            method: UpdateTask::METHOD.to_owned(),
             reason,
         };
         let requests: InputRequests = match task.extra.get("inputRequests") {
@@ -664,7 +663,7 @@ impl Client {
             "taskId": task.task_id,
             "inputResponses": responses,
         });
-        self.request("tasks/update", Some(params), options.call_options(left))
+        self.request(UpdateTask::METHOD, Some(params), options.call_options(left))
             .await?;
         answered.extend(round.requests.into_keys());
         Ok(true)
