@@ -34,14 +34,16 @@ async fn hub_routes_task_ids_to_their_servers() {
                        "env": {"MCP_INTEROP_NODE_MODULES": modules.to_string_lossy()}});
     let config = json!({"mcpServers": {"a": entry, "b": entry}}).to_string();
     let config = HubConfig::parse(&config, "hub.json", &Variables::default()).expect("config");
-    let mut options = HubOptions::default();
-    options.elicitation = Some(Arc::new(|_params| {
-        Box::pin(async {
-            let mut content = serde_json::Map::new();
-            content.insert("name".into(), json!("hub user"));
-            Ok(ElicitResult::accept(Some(content)))
-        })
-    }));
+    let options = HubOptions {
+        elicitation: Some(Arc::new(|_params| {
+            Box::pin(async {
+                let mut content = serde_json::Map::new();
+                content.insert("name".into(), json!("hub user"));
+                Ok(ElicitResult::accept(Some(content)))
+            })
+        })),
+        ..Default::default()
+    };
     let hub = bounded(60, "connect", Hub::connect(config, options)).await;
 
     let start = |name: &'static str, args: serde_json::Value| {
