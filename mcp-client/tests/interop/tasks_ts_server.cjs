@@ -2,6 +2,9 @@
 //   node tasks_ts_server.cjs          serves stdio
 //   node tasks_ts_server.cjs --http   serves Streamable HTTP on 127.0.0.1:<free port>/mcp and
 //                                     prints "LISTENING <port>"
+//   node tasks_ts_server.cjs --http --stateless
+//                                     the same without sessions: one task store shared by every
+//                                     request, so a task outlives the connection that made it
 // MCP_INTEROP_NODE_MODULES must point at node_modules.
 // Tools (all run as tasks in the SDK's in-memory task store, pollInterval 50 ms):
 //   count   {steps, delayMs}  taskSupport optional: counts, sends progress (under the call's
@@ -34,8 +37,11 @@ const { z } = req("zod");
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+const stateless = process.argv.includes("--stateless");
+const sharedStore = new InMemoryTaskStore();
+
 function makeServer() {
-  const taskStore = new InMemoryTaskStore();
+  const taskStore = stateless ? sharedStore : new InMemoryTaskStore();
   const server = new McpServer(
     { name: "ts-tasks-interop", version: "1.0.0" },
     {
@@ -54,7 +60,9 @@ function makeServer() {
         // A tool with no input schema is called with (extra) only.
         const [args, extra] = second === undefined ? [{}, first] : [first, second];
         const task = await extra.taskStore.createTask({ ttl: 60000, pollInterval: 50 });
-        const store = extra.taskStore;
+        // Without sessions the request (and its transport) is gone when the work goes on:
+        // the work updates the shared store directly (no status notifications).
+        const store = stateless ? sharedStore : extra.taskStore;
         const isCancelled = async () => {
           const t = await store.getTask(task.taskId).catch(() => null);
           return !t || t.status === "cancelled";
@@ -97,15 +105,18 @@ function makeServer() {
         if (await isCancelled()) return null;
         await store.updateTaskStatus(taskId, "working", `step ${i} of ${steps}`);
         if (token !== undefined) {
-          await server.server.notification({
-            method: "notifications/progress",
-            params: {
-              progressToken: token,
-              progress: i,
-              total: steps,
-              _meta: { [RELATED_TASK_META_KEY]: { taskId } },
-            },
-          });
+          // Best effort: without sessions the connection that could carry it is gone.
+          await server.server
+            .notification({
+              method: "notifications/progress",
+              params: {
+                progressToken: token,
+                progress: i,
+                total: steps,
+                _meta: { [RELATED_TASK_META_KEY]: { taskId } },
+              },
+            })
+            .catch(() => {});
         }
       }
       return { content: [{ type: "text", text: `counted ${steps}` }] };
@@ -184,6 +195,20 @@ if (!process.argv.includes("--http")) {
     }
     const sid = request.headers["mcp-session-id"];
     const body = request.method === "POST" ? await readBody(request) : undefined;
+    if (stateless) {
+      if (request.method !== "POST") {
+        response.writeHead(405);
+        return response.end();
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const server = makeServer();
+      response.on("close", () => {
+        transport.close();
+        server.close();
+      });
+      await server.connect(transport);
+      return transport.handleRequest(request, response, body);
+    }
     if (sid) {
       const t = sessions.get(sid);
       if (!t) {
