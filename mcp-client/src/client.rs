@@ -69,6 +69,8 @@ struct Inner {
     log_level: Mutex<Option<LoggingLevel>>,
     /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
     listen: Mutex<ListenState>,
+    /// The tools whose `execution.taskSupport` is `required`, as of the last `tools/list`.
+    task_only_tools: Mutex<Option<std::collections::BTreeSet<String>>>,
 }
 
 impl Drop for Inner {
@@ -527,6 +529,7 @@ impl Client {
                 closing_session: watch::Sender::new(None),
                 log_level: Mutex::new(None),
                 listen: Mutex::new(ListenState::default()),
+                task_only_tools: Mutex::new(None),
             }),
         }
     }
@@ -931,6 +934,19 @@ impl Client {
     /// `x-mcp-header` annotations are invalid are dropped, as the spec requires.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = self.list_all::<ListTools>().await?;
+        let required = tools
+            .iter()
+            .filter(|t| {
+                t.execution.as_ref().and_then(|e| e.task_support)
+                    == Some(mcp_proto::schema::TaskSupport::Required)
+            })
+            .map(|t| t.name.clone())
+            .collect();
+        *self
+            .inner
+            .task_only_tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(required);
         if self.era() == Era::Modern {
             tools.retain(|tool| {
                 let schema = serde_json::to_value(&tool.input_schema).unwrap_or_default();
@@ -966,13 +982,28 @@ impl Client {
         let params = CallToolParams::new(name).with_arguments(arguments);
         // A server speaking the tasks extension may answer any call with a task: it is
         // polled to its end here, so a plain call gets the tool's result either way.
-        match self.call_tool_raw(&params, options.clone()).await? {
+        let task_options = crate::tasks::TaskOptions::from_call(&options);
+        // A 2025-11-25 tool that only runs as a task refuses a plain call: call it as the task
+        // it asks for.
+        if self.requires_task(name).await {
+            let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+            return self.call_tool_as_task(name, arguments, task_options).await;
+        }
+        match self.call_tool_raw(&params, options).await? {
             crate::tasks::TaskStart::Done(result) => Ok(*result),
             crate::tasks::TaskStart::Task(task) => {
-                let task_options = crate::tasks::TaskOptions::from_call(&options);
                 self.await_task_result(&task.task_id, &task_options).await
             }
         }
+    }
+
+    /// The tools the last `tools/list` said require a task; `None` before the first list.
+    pub(crate) fn task_only_tools(&self) -> Option<std::collections::BTreeSet<String>> {
+        self.inner
+            .task_only_tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// One `tools/call` with `params` as it is (a `task` field included): the result, or

@@ -284,6 +284,20 @@ impl Client {
         }
     }
 
+    /// Whether tool `name` declares `execution.taskSupport: "required"` on a server offering
+    /// 2025-11-25 tasks (so a plain call of it is refused), as of the last `tools/list` (made
+    /// once here when there was none).
+    pub(crate) async fn requires_task(&self, name: &str) -> bool {
+        if self.task_flavour() != Some(TaskFlavour::Core) {
+            return false;
+        }
+        if self.task_only_tools().is_none() && self.list_tools().await.is_err() {
+            return false;
+        }
+        self.task_only_tools()
+            .is_some_and(|tools| tools.contains(name))
+    }
+
     /// The flavour the task calls of this connection speak, or why there is none.
     fn flavour_or_unsupported(&self) -> Result<TaskFlavour, ClientError> {
         self.task_flavour().ok_or_else(|| {

@@ -258,7 +258,12 @@ async fn refuses_what_the_server_forbids(client: &Client) {
         .await
         .expect_err("unknown");
     assert_eq!(err.rpc_error().map(|e| e.code), Some(-32602), "{err}");
-    // A plain call of a tool with optional task support still answers directly.
+    // A plain call of a tool that requires a task is made as one.
+    let asked = bounded(30, "plain ask", client.call_tool("ask", json!({})))
+        .await
+        .expect("called as a task");
+    assert_eq!(text(&asked), "hello octocat");
+    // A plain call of a tool with no task support answers directly.
     let plain = bounded(10, "plain", client.call_tool("plain", json!({})))
         .await
         .expect("plain call");
