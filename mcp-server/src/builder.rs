@@ -16,6 +16,7 @@ use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
 use crate::server::{Offers, RootsHook, Server, ServerOptions};
+use crate::tasks::{TaskOptions, TaskStore};
 use crate::tool::{IntoToolResult, Tool};
 
 /// Builds a [`Server`]. `S` is the state handlers registered from here on may extract with
@@ -27,6 +28,7 @@ pub struct ServerBuilder<S = ()> {
     offers: Offers,
     on_roots_list_changed: Option<RootsHook>,
     seal_key: Option<SealKey>,
+    task_store: Option<Arc<dyn TaskStore>>,
     errors: Vec<String>,
     state: S,
 }
@@ -41,6 +43,7 @@ impl ServerBuilder {
             offers: Offers::default(),
             on_roots_list_changed: None,
             seal_key: None,
+            task_store: None,
             errors: Vec::new(),
             state: (),
         }
@@ -58,6 +61,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             offers: self.offers,
             on_roots_list_changed: self.on_roots_list_changed,
             seal_key: self.seal_key,
+            task_store: self.task_store,
             errors: self.errors,
             state,
         }
@@ -230,6 +234,19 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Where task records are kept (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)
+    /// of 10 000 records).
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long tasks are kept and how often clients should poll them.
+    pub fn task_options(mut self, options: TaskOptions) -> Self {
+        self.options.tasks = options;
+        self
+    }
+
     /// `ttlMs`/`cacheScope` of 2026-07-28 list, read and discover results (default: 0 ms,
     /// private).
     pub fn cache_hint(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
@@ -255,6 +272,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             self.offers,
             self.on_roots_list_changed,
             self.seal_key,
+            self.task_store,
         ))
     }
 

@@ -23,8 +23,12 @@ fn wrong_answer(method: &str) -> ServerError {
         format!("inputResponses: the answer to a {method} input request has the wrong shape"),
     ))
 }
+use crate::modern::InputRound;
 use crate::request_state::RequestState;
 use crate::server::Server;
+use crate::tasks::{TaskRun, TaskSlot};
+use mcp_proto::schema::RequestType;
+use std::sync::Arc;
 
 /// What a tool, resource, prompt or completion handler gets with its request.
 #[derive(Clone)]
@@ -67,13 +71,68 @@ impl Context {
 
     /// Reports progress with `notifications/progress`. Sends only when the request carried a
     /// progress token and `progress` is greater than the last value sent; returns whether it sent.
+    /// In a task it also becomes the task's status message (what `tasks/get` shows); a
+    /// 2026-07-28 task sends no progress notifications (the extension has none).
     pub async fn progress(
         &self,
         progress: f64,
         total: Option<f64>,
         message: Option<String>,
     ) -> bool {
+        if let Some(run) = self.task_run() {
+            run.note_progress(progress, total, message.as_deref());
+            if run.modern {
+                return false;
+            }
+        }
         self.request.progress(progress, total, message).await
+    }
+
+    /// The same context as the task side of a task-eligible `tools/call`.
+    pub(crate) fn with_task(mut self, slot: Arc<TaskSlot>) -> Self {
+        self.state = self.state.with_task(slot);
+        self
+    }
+
+    /// The task this handler runs in, once its call became one.
+    fn task_run(&self) -> Option<&Arc<TaskRun>> {
+        self.state.task().and_then(|slot| slot.run.get())
+    }
+
+    /// The id of the task this handler runs in, once its call became one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.task_run().map(|run| run.id.as_str())
+    }
+
+    /// Whether this 2026-07-28 request's handler asked for input it does not have yet (MRTR).
+    pub(crate) fn asked_for_input(&self) -> bool {
+        self.state.input().is_some_and(InputRound::has_asks)
+    }
+
+    /// A key unique to the connection the request came on (empty under 2026-07-28).
+    pub(crate) fn connection_key(&self) -> &str {
+        self.state.connection()
+    }
+
+    /// Under 2025, in a task: sends request `R` to the client through the task (see
+    /// `tasks::run`); `None` when not in a task.
+    async fn task_request<R: RequestType>(
+        &self,
+        params: &R::Params,
+    ) -> Option<Result<R::Result, ServerError>> {
+        let run = self.task_run()?;
+        let params = match serde_json::to_value(params) {
+            Ok(params) => params,
+            Err(e) => return Some(Err(ServerError::handler(e))),
+        };
+        let answer = match run.ask_2025(R::METHOD, params).await {
+            Ok(answer) => answer,
+            Err(e) => return Some(Err(e)),
+        };
+        Some(
+            mcp_proto::jsonrpc::from_object(answer.get())
+                .map_err(|e| ServerError::handler(format!("{}: a bad answer: {e}", R::METHOD))),
+        )
     }
 
     /// Sends a log message (`notifications/message`) when `level` is at or above the level the
@@ -104,19 +163,28 @@ impl Context {
         self.request.notify::<LoggingMessage>(&params).await.is_ok()
     }
 
-    /// Cancelled when the client cancels the request or the connection shuts down.
+    /// Cancelled when the client cancels the request or the connection shuts down; for a call
+    /// that may run as a task, when the task is cancelled (`tasks/cancel`) instead, so it
+    /// outlives its connection.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.request.cancellation()
+        match self.state.task() {
+            Some(slot) => &slot.cancel,
+            None => self.request.cancellation(),
+        }
     }
 
-    /// True once the request has been cancelled.
+    /// True once the request (or its task) has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.request.is_cancelled()
+        match self.state.task() {
+            Some(slot) => slot.cancel.is_cancelled(),
+            None => self.request.is_cancelled(),
+        }
     }
 
-    /// Resolves when the request is cancelled; use in `tokio::select!` beside long work.
+    /// Resolves when the request (or its task) is cancelled; use in `tokio::select!` beside
+    /// long work.
     pub async fn cancelled(&self) {
-        self.request.cancellation().cancelled().await
+        self.cancellation().cancelled().await
     }
 
     /// The protocol version this request is served under.
@@ -211,6 +279,9 @@ impl Context {
                 _ => Err(wrong_answer("sampling/createMessage")),
             };
         }
+        if let Some(answer) = self.task_request::<CreateMessage>(&params).await {
+            return answer;
+        }
         Ok(self
             .request
             .request_with::<CreateMessage>(&params, options)
@@ -231,6 +302,9 @@ impl Context {
                 InputResponse::Roots(result) => Ok(result),
                 _ => Err(wrong_answer("roots/list")),
             };
+        }
+        if let Some(answer) = self.task_request::<ListRoots>(&Default::default()).await {
+            return answer;
         }
         Ok(self
             .request
@@ -290,6 +364,9 @@ impl Context {
                 _ => Err(wrong_answer("elicitation/create")),
             };
         }
+        if let Some(answer) = self.task_request::<Elicit>(&params).await {
+            return answer;
+        }
         Ok(self.request.request::<Elicit>(&params).await?)
     }
 
@@ -308,6 +385,9 @@ impl Context {
         kind: &str,
         request: InputRequest,
     ) -> Result<InputResponse, ServerError> {
+        if let Some(run) = self.task_run() {
+            return run.ask_modern(key, kind, request).await;
+        }
         let Some(round) = self.state.input() else {
             return Err(ServerError::handler(format!(
                 "this request cannot ask the client for {kind} input under 2026-07-28: only tools/call, prompts/get and resources/read can"

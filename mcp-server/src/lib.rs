@@ -146,6 +146,7 @@ mod server;
 mod services;
 mod session;
 mod stdio;
+pub mod tasks;
 mod tool;
 mod uri_template;
 
@@ -158,6 +159,7 @@ pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningSession, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
+pub use tasks::{MemoryTaskStore, TaskOptions, TaskStore};
 pub use tool::{IntoToolResult, Json, NoArgs, Structured, StructuredContent, Tool, ToolOutput};
 pub use uri_template::{UriTemplate, UriTemplateError, MAX_MATCH_LEN};
 

@@ -12,6 +12,7 @@ use mcp_proto::ProtocolVersion;
 
 use crate::modern::InputRound;
 use crate::session::Advertised;
+use crate::tasks::TaskSlot;
 
 /// What the two sides agreed on: the version, and each side's capabilities and info.
 #[derive(Debug)]
@@ -63,6 +64,10 @@ pub(crate) struct RequestState {
     log_level: Arc<LogLevel>,
     /// The input round of a 2026-07-28 request that may ask the client for input.
     input: Option<Arc<InputRound>>,
+    /// The task side of a task-eligible `tools/call`.
+    task: Option<Arc<TaskSlot>>,
+    /// A key unique to the connection (2025) the request came on; empty under 2026-07-28.
+    connection: Arc<str>,
 }
 
 impl RequestState {
@@ -72,7 +77,31 @@ impl RequestState {
             negotiated,
             log_level,
             input: None,
+            task: None,
+            connection: Arc::from(""),
         }
+    }
+
+    /// The same state, on the connection known by `key`.
+    pub(crate) fn on_connection(mut self, key: Arc<str>) -> Self {
+        self.connection = key;
+        self
+    }
+
+    /// The same state, with the task side of a task-eligible `tools/call`.
+    pub(crate) fn with_task(mut self, task: Arc<TaskSlot>) -> Self {
+        self.task = Some(task);
+        self
+    }
+
+    /// The task side, if the request is a task-eligible `tools/call`.
+    pub(crate) fn task(&self) -> Option<&TaskSlot> {
+        self.task.as_deref()
+    }
+
+    /// The connection's key.
+    pub(crate) fn connection(&self) -> &str {
+        &self.connection
     }
 
     /// The same state, able (with `Some`) to ask the client for input through MRTR.

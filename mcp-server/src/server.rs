@@ -25,6 +25,7 @@ use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, Resour
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::stdio::StdioTransport;
+use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
 
 /// What a server offers: one service per capability.
@@ -61,6 +62,8 @@ pub struct ServerOptions {
     pub cache_hint: CacheHint,
     /// How long a sealed MRTR `requestState` stays valid (default 10 minutes).
     pub input_state_ttl: Duration,
+    /// How long tasks are kept and how often clients should poll them.
+    pub tasks: TaskOptions,
 }
 
 impl Default for ServerOptions {
@@ -74,6 +77,7 @@ impl Default for ServerOptions {
             protocol_versions: ProtocolVersion::ALL.to_vec(),
             cache_hint: CacheHint::default(),
             input_state_ttl: Duration::from_secs(600),
+            tasks: TaskOptions::default(),
         }
     }
 }
@@ -96,6 +100,7 @@ struct ServerInner {
     offers: Offers,
     sessions: Mutex<Vec<Weak<SessionState>>>,
     on_roots_list_changed: Option<RootsHook>,
+    tasks: Arc<Tasks>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -127,7 +132,10 @@ impl Server {
         offers: Offers,
         on_roots_list_changed: Option<RootsHook>,
         seal_key: Option<SealKey>,
+        task_store: Option<Arc<dyn TaskStore>>,
     ) -> Server {
+        let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+        let tasks = Tasks::new(task_store, options.tasks.clone());
         let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
         let mut versions = options.protocol_versions.clone();
         versions.sort_unstable();
@@ -147,6 +155,7 @@ impl Server {
                 offers,
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
+                tasks,
             }),
         }
     }
@@ -198,6 +207,11 @@ impl Server {
     /// The key MRTR request states are sealed with.
     pub(crate) fn seal_key(&self) -> &SealKey {
         &self.inner.seal_key
+    }
+
+    /// The server's tasks (they outlive the connections that start them).
+    pub(crate) fn tasks(&self) -> &Arc<Tasks> {
+        &self.inner.tasks
     }
 
     /// The open `subscriptions/listen` requests.
@@ -273,6 +287,7 @@ impl Server {
         let offers = &self.inner.offers;
         capabilities_from(
             !offers.tools.is_empty(),
+            offers.tools.has_task_tools(),
             !offers.resources.is_empty(),
             !offers.prompts.is_empty(),
             !offers.completions.is_empty(),

@@ -25,6 +25,7 @@ use crate::error::ServerError;
 use crate::modern;
 use crate::request_state::{LogLevel, Negotiated, RequestState};
 use crate::server::Server;
+use crate::tasks::{self, TaskMethod};
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
@@ -33,6 +34,8 @@ const MAX_SUBSCRIPTIONS: usize = 10_000;
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Advertised {
     pub(crate) tools: bool,
+    /// Some tool runs as a task (the `tasks` capability, or the tasks extension).
+    pub(crate) tasks: bool,
     pub(crate) resources: bool,
     pub(crate) prompts: bool,
     pub(crate) completions: bool,
@@ -68,6 +71,8 @@ pub(crate) struct SessionState {
     peer: OnceLock<PeerHandle>,
     /// Woken once `initialize` has been answered.
     ready: tokio::sync::Notify,
+    /// A key unique to this connection (task listings are scoped to it).
+    key: Arc<str>,
 }
 
 impl SessionState {
@@ -80,6 +85,7 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             peer: OnceLock::new(),
             ready: tokio::sync::Notify::new(),
+            key: connection_key(),
         }
     }
 
@@ -161,6 +167,16 @@ impl SessionState {
     }
 }
 
+/// A key unique to a connection: random, else a process-wide counter.
+fn connection_key() -> Arc<str> {
+    use std::sync::atomic::AtomicU64;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    match crate::http::new_random_id() {
+        Ok(id) => Arc::from(id),
+        Err(_) => Arc::from(format!("c{}", NEXT.fetch_add(1, Ordering::Relaxed))),
+    }
+}
+
 /// Parses a request's params into their typed form; absent params read as `{}`.
 pub(crate) fn parse_params<T: DeserializeOwned>(
     params: Option<&RawJson>,
@@ -188,10 +204,11 @@ pub(crate) enum Method {
     GetPrompt,
     Complete,
     SetLevel,
+    Task(TaskMethod),
 }
 
 /// The method table: every request type the server answers, keyed by its `METHOD`.
-const METHODS: [(&str, Method); 15] = [
+const METHODS: [(&str, Method); 20] = [
     (Discover::METHOD, Method::Discover),
     (SubscriptionsListen::METHOD, Method::Listen),
     (Ping::METHOD, Method::Ping),
@@ -207,6 +224,11 @@ const METHODS: [(&str, Method); 15] = [
     (GetPrompt::METHOD, Method::GetPrompt),
     (Complete::METHOD, Method::Complete),
     (SetLevel::METHOD, Method::SetLevel),
+    ("tasks/get", Method::Task(TaskMethod::Get)),
+    ("tasks/result", Method::Task(TaskMethod::Result)),
+    ("tasks/list", Method::Task(TaskMethod::List)),
+    ("tasks/cancel", Method::Task(TaskMethod::Cancel)),
+    ("tasks/update", Method::Task(TaskMethod::Update)),
 ];
 
 impl Method {
@@ -231,6 +253,7 @@ impl Method {
             | Method::Unsubscribe => advertised.resources,
             Method::ListPrompts | Method::GetPrompt => advertised.prompts,
             Method::Complete => advertised.completions,
+            Method::Task(_) => advertised.tasks,
         }
     }
 
@@ -249,7 +272,10 @@ impl Method {
 
     /// Whether the method exists only under 2026-07-28.
     fn is_modern_only(self) -> bool {
-        matches!(self, Method::Discover | Method::Listen)
+        matches!(
+            self,
+            Method::Discover | Method::Listen | Method::Task(TaskMethod::Update)
+        )
     }
 }
 
@@ -285,13 +311,24 @@ impl Session {
         let server = &self.server;
         let (offers, page_size) = (server.offers(), server.page_size());
         let params = request.params.as_ref();
-        let state = RequestState::new(negotiated, self.state.log_level.clone());
+        if let Method::Task(task_method) = method {
+            // Tasks exist from 2025-11-25 (advertised only then); tasks/update is 2026-07-28's.
+            let rc = &rc;
+            let requester = tasks::requester(rc, &self.state.key);
+            let tasks = server.tasks();
+            return tasks::serve_legacy(tasks, task_method, params, &requester, page_size, rc)
+                .await;
+        }
+        let state = RequestState::new(negotiated, self.state.log_level.clone())
+            .on_connection(self.state.key.clone());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
             // Answered or refused before the lifecycle gate above; here only for exhaustiveness.
-            Method::Ping | Method::Initialize | Method::Discover | Method::Listen => {
-                Ok(jsonrpc::empty_object())
-            }
+            Method::Ping
+            | Method::Initialize
+            | Method::Discover
+            | Method::Listen
+            | Method::Task(_) => Ok(jsonrpc::empty_object()),
             Method::CallTool => offers.tools.call(params, ctx(), version).await,
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
@@ -408,12 +445,16 @@ impl Handler for Session {
 /// Builds the capabilities for a session from what is registered.
 pub(crate) fn capabilities_from(
     has_tools: bool,
+    has_task_tools: bool,
     has_resources: bool,
     has_prompts: bool,
     has_completions: bool,
     version: ProtocolVersion,
 ) -> (ServerCapabilities, Advertised) {
-    use mcp_proto::schema::{PromptsCapability, ResourcesCapability, ToolsCapability};
+    use mcp_proto::schema::{
+        PromptsCapability, ResourcesCapability, ServerTaskRequests, ServerTasksCapability,
+        ToolsCapability, ToolsTaskRequests,
+    };
     let mut caps = ServerCapabilities {
         logging: Some(Default::default()),
         ..Default::default()
@@ -437,12 +478,31 @@ pub(crate) fn capabilities_from(
             ..Default::default()
         });
     }
+    // Tasks: the experimental core capability of 2025-11-25, the extension from 2026-07-28.
+    let tasks = has_tools && has_task_tools && version >= ProtocolVersion::V2025_11_25;
+    if tasks && version.is_stateless_era() {
+        caps.extensions = Some(mcp_proto::schema::tasks_extension_map());
+    } else if tasks {
+        caps.tasks = Some(ServerTasksCapability {
+            list: Some(Default::default()),
+            cancel: Some(Default::default()),
+            requests: Some(ServerTaskRequests {
+                tools: Some(ToolsTaskRequests {
+                    call: Some(Default::default()),
+                    ..Default::default()
+                }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+    }
     // `completions` exists as a capability from 2025-03-26; 2024-11-05 served it without one.
     if has_completions && version >= ProtocolVersion::V2025_03_26 {
         caps.completions = Some(Default::default());
     }
     let advertised = Advertised {
         tools: has_tools,
+        tasks,
         resources: has_resources,
         prompts: has_prompts,
         completions: has_completions,

@@ -95,6 +95,16 @@ impl Tool {
         self
     }
 
+    /// Whether the tool runs as a task (`execution.taskSupport`): `Forbidden` (the default),
+    /// `Optional` or `Required`. The handler stays the same; see [`tasks`](crate::tasks).
+    pub fn task_support(mut self, support: schema::TaskSupport) -> Self {
+        self.def.execution = Some(schema::ToolExecution {
+            task_support: Some(support),
+            ..Default::default()
+        });
+        self
+    }
+
     /// The tool's `_meta`.
     pub fn meta(mut self, meta: JsonObject) -> Self {
         self.def.meta = Some(meta);
@@ -448,6 +458,17 @@ pub(crate) struct ToolEntry {
     pub(crate) listing: RawJson,
     pub(crate) handler: Erased<RawValue, ToolOutput>,
     pub(crate) seq: u64,
+}
+
+impl ToolEntry {
+    /// Whether the tool runs as a task (absent means forbidden).
+    pub(crate) fn task_support(&self) -> schema::TaskSupport {
+        self.tool
+            .execution
+            .as_ref()
+            .and_then(|e| e.task_support)
+            .unwrap_or(schema::TaskSupport::Forbidden)
+    }
 }
 
 #[cfg(test)]

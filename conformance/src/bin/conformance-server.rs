@@ -17,7 +17,7 @@ use mcp_server::http::HttpConfig;
 use mcp_server::schema::{
     BlobResourceContents, CallToolResult, Content, CreateMessageParams, CreateMessageResult,
     ElicitParams, ElicitResult, GetPromptResult, PromptMessage, Role, SamplingMessage,
-    TextResourceContents,
+    TaskSupport, TextResourceContents,
 };
 use mcp_server::{
     complete_from, CompletionRequest, Context, LoggingLevel, NoArgs, Prompt, PromptArguments,
@@ -754,12 +754,146 @@ fn input_prompts(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilde
     )
 }
 
+#[derive(Deserialize, JsonSchema)]
+struct GreetArgs {
+    name: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SlowComputeArgs {
+    /// How long to work, in seconds (0: answer at once).
+    seconds: f64,
+    /// A label echoed in the result.
+    #[serde(default)]
+    label: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ConfirmDeleteArgs {
+    filename: String,
+}
+
+async fn greet(args: GreetArgs) -> String {
+    format!("Hello, {}!", args.name)
+}
+
+/// Works `seconds` (cancellable: a cancelled task stops here), then answers.
+async fn slow_compute(args: SlowComputeArgs, ctx: Context) -> Result<String, ToolError> {
+    let label = args.label.unwrap_or_default();
+    if args.seconds > 0.0 {
+        let work = Duration::from_secs_f64(args.seconds.min(3600.0));
+        tokio::select! {
+            _ = tokio::time::sleep(work) => {}
+            _ = ctx.cancelled() => return Err(ToolError::from("cancelled")),
+        }
+    }
+    Ok(format!("Computed {label} in {}s", args.seconds))
+}
+
+/// Fails as a tool (an `isError` result, so the task completes) after about a second.
+async fn failing_job(_: NoArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(ToolError::from("the job failed (as it always does)"))
+}
+
+/// Fails with a JSON-RPC error (so the task fails) after a moment.
+async fn protocol_error_job(_: NoArgs) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Err(ToolError::protocol(ServerError::handler(
+        "protocol_error_job: an internal error, on purpose",
+    )))
+}
+
+/// Works a moment (so it becomes a task), then asks for confirmation in the task.
+async fn confirm_delete(args: ConfirmDeleteArgs, ctx: Context) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let confirm = ctx
+        .elicit(ask(
+            &format!("Delete {}?", args.filename),
+            "confirm",
+            "boolean",
+        ))
+        .await
+        .map_err(refused)?;
+    let yes = confirm.content.as_ref().and_then(|c| c.get("confirm")) == Some(&json!(true));
+    Ok(if yes {
+        format!("Deleted {}", args.filename)
+    } else {
+        format!("Kept {}", args.filename)
+    })
+}
+
+/// Works a moment, then asks two questions at once (two input requests outstanding together).
+async fn multi_input(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (name, confirm) = tokio::join!(
+        ctx.elicit(ask("Your name?", "name", "string")),
+        ctx.elicit(ask("Proceed?", "confirm", "boolean")),
+    );
+    let (name, confirm) = (name.map_err(refused)?, confirm.map_err(refused)?);
+    Ok(format!(
+        "name={}, confirm={}",
+        answer(&name, "name"),
+        answer(&confirm, "confirm")
+    ))
+}
+
+/// Asks for a name first (MRTR, before any task exists), then works as a task.
+async fn tool_with_task(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+    let name = ctx
+        .elicit_as("user_name", ask("What is your name?", "name", "string"))
+        .await
+        .map_err(refused)?;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Hello, {}! (from a task)", answer(&name, "name")))
+}
+
+/// The fixtures of the tasks scenarios (suite 0.2.0-alpha.12, extension
+/// `io.modelcontextprotocol/tasks`); they also run as 2025-11-25 tasks.
+fn task_tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBuilder {
+    builder
+        .tool(Tool::new("greet", "Greets someone (never a task)"), greet)
+        .tool(
+            Tool::new("slow_compute", "Works for `seconds`, then answers")
+                .task_support(TaskSupport::Optional),
+            slow_compute,
+        )
+        .tool(
+            no_args_tool("failing_job", "Fails as a tool after about a second")
+                .task_support(TaskSupport::Required),
+            failing_job,
+        )
+        .tool(
+            no_args_tool("protocol_error_job", "Fails with a JSON-RPC error")
+                .task_support(TaskSupport::Optional),
+            protocol_error_job,
+        )
+        .tool(
+            Tool::new("confirm_delete", "Asks to confirm a deletion, in a task")
+                .task_support(TaskSupport::Optional),
+            confirm_delete,
+        )
+        .tool(
+            no_args_tool("multi_input", "Asks two questions at once, in a task")
+                .task_support(TaskSupport::Optional),
+            multi_input,
+        )
+        .tool(
+            no_args_tool(
+                "test_tool_with_task",
+                "Asks for a name (MRTR), then runs as a task",
+            )
+            .task_support(TaskSupport::Required),
+            tool_with_task,
+        )
+}
+
 /// The fixture server.
 fn server() -> Server {
     let builder = Server::builder("mcp-rs-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixture server of the official MCP conformance suite.")
         .default_log_level(LoggingLevel::Debug);
-    input_prompts(input_tools(prompts(resources(tools(builder))))).build()
+    task_tools(input_prompts(input_tools(prompts(resources(tools(builder)))))).build()
 }
 
 /// Where to serve: `--port P` (or `--port=P`; 3000 without one), or `--stdio`.

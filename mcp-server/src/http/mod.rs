@@ -56,6 +56,8 @@ pub use body::ResponseBody;
 pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
 pub use security::{AuthConfig, AuthError, TokenValidator, PROTECTED_RESOURCE_PATH};
+/// 128 random bits from the OS's CSPRNG, hex (session and task ids).
+pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
 use modern::ConnectionSession;

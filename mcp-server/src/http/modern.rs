@@ -89,6 +89,9 @@ struct ParamsView<'a> {
     name: Option<&'a RawValue>,
     #[serde(borrow, default)]
     uri: Option<&'a RawValue>,
+    /// The task of `tasks/get`, `tasks/update` and `tasks/cancel` (the tasks extension).
+    #[serde(borrow, default, rename = "taskId")]
+    task_id: Option<&'a RawValue>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
@@ -219,7 +222,8 @@ pub(crate) async fn post(
 }
 
 /// The mirrored headers of a 2026-07-28 message against its body: `MCP-Protocol-Version` =
-/// `_meta` protocolVersion, `Mcp-Method` = method, `Mcp-Name` = `params.name` or `params.uri`,
+/// `_meta` protocolVersion, `Mcp-Method` = method, `Mcp-Name` = `params.name`, `params.uri` or
+/// (task requests) `params.taskId`,
 /// and a tool's `Mcp-Param-*` = its annotated arguments. Any failure is a 400.
 fn check_headers(
     app: &App,
@@ -275,6 +279,8 @@ fn check_headers(
     let named = match method {
         "tools/call" | "prompts/get" => ParamsView::text(view.name),
         "resources/read" => ParamsView::text(view.uri),
+        // SEP-2663: task requests name their task for routing intermediaries.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => ParamsView::text(view.task_id),
         _ => return Ok(()),
     };
     // A missing name is bad params, which the server reports itself.

@@ -84,6 +84,11 @@ impl InputRound {
         Ok(None)
     }
 
+    /// Whether the handler asked for input this round does not carry.
+    pub(crate) fn has_asks(&self) -> bool {
+        !lock(&self.asked).is_empty()
+    }
+
     /// Runs `work` until it finishes or waits on an ask the request cannot answer.
     pub(crate) async fn run<F: Future>(&self, work: F) -> Ran<F::Output> {
         tokio::pin!(work);

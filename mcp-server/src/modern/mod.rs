@@ -37,7 +37,9 @@ use crate::error::ServerError;
 use crate::request_state::{LogLevel, Negotiated, RequestState};
 use crate::server::Server;
 use crate::session::{parse_params, Method};
+use crate::tasks::{self, TaskMethod};
 use input::Ran;
+use mcp_proto::schema::declares_tasks_extension;
 
 /// The era of a request: `None` for the 2025 era (no protocol version in `params._meta`),
 /// else its `_meta` read (or why it cannot be: -32602).
@@ -95,6 +97,26 @@ pub(crate) async fn serve(
     let method = Method::of(&request.method)
         .filter(|m| m.exists_in_modern_era() && m.offered(advertised))
         .ok_or_else(|| ServerError::MethodNotFound(request.method.clone()))?;
+    if let Method::Task(task_method) = method {
+        // The extension's methods; tasks/result and tasks/list were removed (-32601).
+        if matches!(task_method, TaskMethod::Result | TaskMethod::List) {
+            return Err(ServerError::MethodNotFound(request.method.clone()));
+        }
+        if !declares_tasks_extension(meta.client_capabilities.extensions.as_ref()) {
+            return Err(tasks::extension_missing(&format!(
+                "{} is a method of the tasks extension",
+                request.method
+            )));
+        }
+        let requester = tasks::requester(&rc, "");
+        let raw = tasks::serve_modern(
+            server.tasks(),
+            task_method,
+            request.params.as_ref(),
+            &requester,
+        )?;
+        return result::complete(&raw, server.info_json(), None);
+    }
     let params = request.params.as_ref();
     let info = server.info_json();
     let hints = server.cache_hint();

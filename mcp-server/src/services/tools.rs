@@ -15,7 +15,9 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
 use crate::http::{tool_header_params, ToolHeaderParam};
+use crate::tasks::{self, CallMode, TaskSlot};
 use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
+use mcp_proto::schema::{ClientCapabilities, TaskMetadata, TaskSupport};
 
 /// Every tool a server offers, by name.
 #[derive(Default)]
@@ -37,6 +39,9 @@ struct CallParams<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
     meta: Option<&'a RawValue>,
+    /// Run as a task (2025-11-25).
+    #[serde(default)]
+    task: Option<TaskMetadata>,
 }
 
 /// `{}`: the arguments of a call that sent none.
@@ -84,6 +89,13 @@ impl ToolService {
 
     pub(crate) fn is_empty(&self) -> bool {
         read_table(&self.entries).is_empty()
+    }
+
+    /// Whether some tool may run as a task.
+    pub(crate) fn has_task_tools(&self) -> bool {
+        read_table(&self.entries)
+            .values()
+            .any(|e| e.task_support() != TaskSupport::Forbidden)
     }
 
     /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
@@ -135,10 +147,28 @@ impl ToolService {
             ));
         }
         let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+        let support = entry.task_support();
+        let mode = match (support, &p.task) {
+            (TaskSupport::Forbidden, None) => CallMode::Direct,
+            (_, task) => {
+                let none = ClientCapabilities::default();
+                let client = ctx.client_capabilities().unwrap_or(&none);
+                tasks::call_mode(&entry.tool.name, support, version, task.as_ref(), client)?
+            }
+        };
+        let slot = (mode != CallMode::Direct).then(|| Arc::new(TaskSlot::default()));
+        let ctx = match &slot {
+            Some(slot) => ctx.with_task(slot.clone()),
+            None => ctx,
+        };
         // A panic here or in the handler is caught once, by the peer: -32603 for this request.
-        let output = match (entry.handler)(&Call::new(arguments, meta, &ctx)) {
-            Ok(future) => future.await,
-            Err(rejection) => {
+        let output = match ((entry.handler)(&Call::new(arguments, meta, &ctx)), slot) {
+            (Ok(future), Some(slot)) => {
+                let server = ctx.server().clone();
+                return server.tasks().call(ctx, slot, future, mode, version).await;
+            }
+            (Ok(future), None) => future.await,
+            (Err(rejection), _) => {
                 let error = ServerError::InvalidArguments {
                     tool: entry.tool.name.clone(),
                     detail: without_position(rejection.0),

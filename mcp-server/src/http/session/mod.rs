@@ -24,7 +24,7 @@ use mcp_proto::sync::lock;
 use mcp_proto::version::ProtocolVersion;
 
 pub(crate) use stream::{event_id, parse_event_id, Next, Reply, Stream};
-pub(crate) use table::{CreateError, SessionTable};
+pub(crate) use table::{new_session_id, CreateError, SessionTable};
 pub use transport::{HttpSessionTransport, HttpSink, HttpSource};
 
 use inbox::{Inbox, Refused};

@@ -1,0 +1,477 @@
+//! Where task records live: the [`TaskStore`] trait, the record and its validated status
+//! changes, and [`MemoryTaskStore`], the in-memory default (TTL, a size cap, cleanup of
+//! expired records). A shared store (the scale-out issue) implements the same trait.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mcp_proto::jsonrpc::{ErrorObject, RawJson};
+use mcp_proto::schema::{InputRequests, ModernTask, Task, TaskStatus};
+use mcp_proto::sync::lock;
+
+/// How a task ended: the underlying request's result, or the JSON-RPC error it failed with.
+#[derive(Clone, Debug)]
+pub enum TaskOutcome {
+    /// The result, exactly as the request would have returned it (a tool's `isError` result too).
+    Result(RawJson),
+    /// The JSON-RPC error the request failed with.
+    Error(ErrorObject),
+}
+
+/// One task as stored: its state, who owns it, and its outcome once terminal.
+#[derive(Clone, Debug)]
+pub struct TaskRecord {
+    /// The unguessable id.
+    pub id: String,
+    /// The requester's auth identity when there was one; only it may see the task.
+    pub owner: Option<String>,
+    /// The key `tasks/list` shows the task under: the owner's identity, else the connection
+    /// that created it (unauthenticated tasks are reachable by id from anywhere, listed only
+    /// to their own connection).
+    pub listing: String,
+    /// Where the task is in its life.
+    pub status: TaskStatus,
+    /// A note on the status (progress, why it failed).
+    pub status_message: Option<String>,
+    /// When it was created.
+    pub created_at: SystemTime,
+    /// When it last changed.
+    pub last_updated_at: SystemTime,
+    /// How long it is kept after creation; `None` keeps it until the store is full.
+    pub ttl: Option<Duration>,
+    /// The polling interval suggested to clients.
+    pub poll_interval: Duration,
+    /// The outcome, once terminal (`completed` or `failed`).
+    pub outcome: Option<TaskOutcome>,
+    /// The requests to the client the task waits on (the 2026-07-28 extension's `inputRequests`).
+    pub input_requests: InputRequests,
+}
+
+/// A change to a task record, applied atomically by the store and validated against the
+/// spec's transitions: `working` <-> `input_required`, either to a terminal status, and nothing
+/// out of `completed`, `failed` or `cancelled`.
+#[derive(Clone, Debug)]
+pub enum TaskChange {
+    /// A new status message (the status stays).
+    Message(String),
+    /// Outstanding input requests: `input_required` when there are any, `working` when none.
+    Input(InputRequests),
+    /// Back to `working` (after input arrived over a 2025 request).
+    Working,
+    /// Waiting for input from the client (2025: a request is on its way).
+    InputRequired,
+    /// Finished: `completed` with a result, `failed` with an error.
+    Finish(TaskOutcome),
+    /// Cancelled, with an optional note.
+    Cancel(Option<String>),
+}
+
+/// Why a task store refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaskStoreError {
+    /// No such task, it expired, or it belongs to someone else.
+    #[error("Task not found: {0} (unknown, expired, or not yours)")]
+    NotFound(String),
+    /// The store holds as many live tasks as it may.
+    #[error("Too many tasks: the server keeps at most {0}; wait for some to finish or expire")]
+    Full(usize),
+    /// The change is not a valid transition from the task's status.
+    #[error("Task {id} is {from:?} and cannot become {to:?}")]
+    InvalidTransition {
+        /// The task.
+        id: String,
+        /// Its status.
+        from: TaskStatus,
+        /// The status the change asked for.
+        to: TaskStatus,
+    },
+}
+
+impl TaskRecord {
+    /// A `working` task created at `now`.
+    pub fn new(
+        id: String,
+        owner: Option<String>,
+        listing: String,
+        ttl: Option<Duration>,
+        poll_interval: Duration,
+        now: SystemTime,
+    ) -> Self {
+        TaskRecord {
+            id,
+            owner,
+            listing,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl,
+            poll_interval,
+            outcome: None,
+            input_requests: InputRequests::new(),
+        }
+    }
+
+    /// Whether the task's TTL ran out at `now`.
+    pub fn is_expired(&self, now: SystemTime) -> bool {
+        self.ttl.is_some_and(|ttl| {
+            now.duration_since(self.created_at)
+                .is_ok_and(|age| age >= ttl)
+        })
+    }
+
+    /// Applies `change` at `now`, or says why the transition is invalid.
+    pub fn apply(&mut self, change: TaskChange, now: SystemTime) -> Result<(), TaskStoreError> {
+        let to = match &change {
+            TaskChange::Message(_) => self.status,
+            TaskChange::Input(requests) if requests.is_empty() => TaskStatus::Working,
+            TaskChange::Input(_) | TaskChange::InputRequired => TaskStatus::InputRequired,
+            TaskChange::Working => TaskStatus::Working,
+            TaskChange::Finish(TaskOutcome::Result(_)) => TaskStatus::Completed,
+            TaskChange::Finish(TaskOutcome::Error(_)) => TaskStatus::Failed,
+            TaskChange::Cancel(_) => TaskStatus::Cancelled,
+        };
+        if self.status.is_terminal() {
+            return Err(TaskStoreError::InvalidTransition {
+                id: self.id.clone(),
+                from: self.status,
+                to,
+            });
+        }
+        match change {
+            TaskChange::Message(message) => self.status_message = Some(message),
+            TaskChange::Input(requests) => self.input_requests = requests,
+            TaskChange::Working | TaskChange::InputRequired => {}
+            TaskChange::Finish(outcome) => {
+                if let TaskOutcome::Error(e) = &outcome {
+                    self.status_message = Some(e.message.clone());
+                }
+                self.outcome = Some(outcome);
+                self.input_requests.clear();
+            }
+            TaskChange::Cancel(note) => {
+                self.status_message = note.or(self.status_message.take());
+                self.input_requests.clear();
+            }
+        }
+        self.status = to;
+        self.last_updated_at = now;
+        Ok(())
+    }
+
+    /// The 2025-11-25 wire shape (`ttl`, `pollInterval`).
+    pub fn to_task(&self) -> Task {
+        let mut task = Task::new(
+            self.id.clone(),
+            self.status,
+            iso8601(self.created_at),
+            self.ttl.map(millis),
+        );
+        task.last_updated_at = iso8601(self.last_updated_at);
+        task.status_message = self.status_message.clone();
+        task.poll_interval = Some(millis(self.poll_interval));
+        task
+    }
+
+    /// The 2026-07-28 extension's wire shape (`ttlMs`, `pollIntervalMs`).
+    pub fn to_modern(&self) -> ModernTask {
+        ModernTask {
+            task_id: self.id.clone(),
+            status: self.status,
+            status_message: self.status_message.clone(),
+            created_at: iso8601(self.created_at),
+            last_updated_at: iso8601(self.last_updated_at),
+            ttl_ms: self.ttl.map(millis),
+            poll_interval_ms: Some(millis(self.poll_interval).max(1)),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// `t` as an ISO 8601 UTC timestamp with milliseconds, e.g. `2025-11-25T10:30:00.000Z`.
+pub(crate) fn iso8601(t: SystemTime) -> String {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil_from_days, for days since 1970-01-01.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        since.subsec_millis()
+    )
+}
+
+/// Keeps task records. Implementations apply each change atomically (the transition check and
+/// the write together) and never return a record whose TTL ran out. Calls are made from async
+/// code and must not block for long: a networked store answers from its client's own
+/// connection pool within a bounded time.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new record; [`TaskStoreError::Full`] when at capacity after dropping expired ones.
+    fn insert(&self, record: TaskRecord) -> Result<(), TaskStoreError>;
+    /// The record `id`, unless absent or expired at `now`.
+    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord>;
+    /// Applies `change` to record `id` and returns the record as changed.
+    fn update(
+        &self,
+        id: &str,
+        change: TaskChange,
+        now: SystemTime,
+    ) -> Result<TaskRecord, TaskStoreError>;
+    /// Up to `limit` live records listed under `listing`, in a stable order, starting after
+    /// the record `after`.
+    fn list(
+        &self,
+        listing: &str,
+        after: Option<&str>,
+        limit: usize,
+        now: SystemTime,
+    ) -> Vec<TaskRecord>;
+    /// Drops every record expired at `now`; returns their ids.
+    fn remove_expired(&self, now: SystemTime) -> Vec<String>;
+}
+
+/// The in-memory task store: at most `capacity` records, expired ones dropped on the way.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    records: Mutex<BTreeMap<String, TaskRecord>>,
+    capacity: usize,
+}
+
+impl MemoryTaskStore {
+    /// A store of at most `capacity` records.
+    pub fn new(capacity: usize) -> Self {
+        MemoryTaskStore {
+            records: Mutex::new(BTreeMap::new()),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// How many records it holds (expired ones not yet dropped included).
+    pub fn len(&self) -> usize {
+        lock(&self.records).len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Default for MemoryTaskStore {
+    /// 10 000 records.
+    fn default() -> Self {
+        MemoryTaskStore::new(10_000)
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn insert(&self, record: TaskRecord) -> Result<(), TaskStoreError> {
+        let mut records = lock(&self.records);
+        if records.len() >= self.capacity {
+            let now = SystemTime::now();
+            records.retain(|_, r| !r.is_expired(now));
+            if records.len() >= self.capacity {
+                return Err(TaskStoreError::Full(self.capacity));
+            }
+        }
+        records.insert(record.id.clone(), record);
+        Ok(())
+    }
+
+    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord> {
+        lock(&self.records)
+            .get(id)
+            .filter(|r| !r.is_expired(now))
+            .cloned()
+    }
+
+    fn update(
+        &self,
+        id: &str,
+        change: TaskChange,
+        now: SystemTime,
+    ) -> Result<TaskRecord, TaskStoreError> {
+        let mut records = lock(&self.records);
+        let record = records
+            .get_mut(id)
+            .filter(|r| !r.is_expired(now))
+            .ok_or_else(|| TaskStoreError::NotFound(id.to_owned()))?;
+        record.apply(change, now)?;
+        Ok(record.clone())
+    }
+
+    fn list(
+        &self,
+        listing: &str,
+        after: Option<&str>,
+        limit: usize,
+        now: SystemTime,
+    ) -> Vec<TaskRecord> {
+        use std::ops::Bound;
+        let records = lock(&self.records);
+        let start = match after {
+            Some(after) => Bound::Excluded(after.to_owned()),
+            None => Bound::Unbounded,
+        };
+        records
+            .range((start, Bound::Unbounded))
+            .map(|(_, r)| r)
+            .filter(|r| r.listing == listing && !r.is_expired(now))
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
+    fn remove_expired(&self, now: SystemTime) -> Vec<String> {
+        let mut gone = Vec::new();
+        lock(&self.records).retain(|id, r| {
+            let expired = r.is_expired(now);
+            if expired {
+                gone.push(id.clone());
+            }
+            !expired
+        });
+        gone
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, ttl: Option<u64>) -> TaskRecord {
+        TaskRecord::new(
+            id.into(),
+            None,
+            "conn".into(),
+            ttl.map(Duration::from_millis),
+            Duration::from_millis(100),
+            UNIX_EPOCH + Duration::from_secs(1_000),
+        )
+    }
+
+    #[test]
+    fn timestamps_are_iso8601_utc() {
+        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_764_066_600_123);
+        assert_eq!(iso8601(t), "2025-11-25T10:30:00.123Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(iso8601(leap), "2000-02-29T00:00:00.000Z");
+    }
+
+    #[test]
+    fn transitions_follow_the_spec() {
+        let now = SystemTime::now();
+        let mut r = record("a", None);
+        r.apply(TaskChange::InputRequired, now).unwrap();
+        assert_eq!(r.status, TaskStatus::InputRequired);
+        r.apply(TaskChange::Working, now).unwrap();
+        r.apply(TaskChange::Message("half way".into()), now)
+            .unwrap();
+        assert_eq!(r.status, TaskStatus::Working);
+        r.apply(
+            TaskChange::Finish(TaskOutcome::Result(mcp_proto::jsonrpc::empty_object())),
+            now,
+        )
+        .unwrap();
+        assert_eq!(r.status, TaskStatus::Completed);
+        for change in [TaskChange::Working, TaskChange::Cancel(None)] {
+            assert!(matches!(
+                r.apply(change, now),
+                Err(TaskStoreError::InvalidTransition {
+                    from: TaskStatus::Completed,
+                    ..
+                })
+            ));
+        }
+        let mut c = record("c", None);
+        c.apply(TaskChange::Cancel(Some("asked to".into())), now)
+            .unwrap();
+        let error = ErrorObject::internal("late");
+        assert!(c
+            .apply(TaskChange::Finish(TaskOutcome::Error(error)), now)
+            .is_err());
+        assert_eq!(c.status, TaskStatus::Cancelled, "cancelled stays cancelled");
+    }
+
+    #[test]
+    fn expiry_and_capacity() {
+        let store = MemoryTaskStore::new(2);
+        let created = UNIX_EPOCH + Duration::from_secs(1_000);
+        store.insert(record("a", Some(50))).unwrap();
+        store.insert(record("b", None)).unwrap();
+        assert!(store.get("a", created).is_some());
+        let later = created + Duration::from_millis(50);
+        assert!(store.get("a", later).is_none(), "expired at its TTL");
+        assert!(matches!(
+            store.update("a", TaskChange::Working, later),
+            Err(TaskStoreError::NotFound(_))
+        ));
+        // Full: a third insert drops the expired record (its TTL ran out long ago) and fits.
+        store.insert(record("c", None)).unwrap();
+        assert_eq!(store.len(), 2);
+        assert!(matches!(
+            store.insert(record("d", None)),
+            Err(TaskStoreError::Full(2))
+        ));
+        assert_eq!(store.remove_expired(later), Vec::<String>::new());
+    }
+
+    #[test]
+    fn lists_only_the_owners_records_in_pages() {
+        let store = MemoryTaskStore::default();
+        let now = UNIX_EPOCH + Duration::from_secs(1_000);
+        for id in ["a", "b", "c"] {
+            store.insert(record(id, None)).unwrap();
+        }
+        let mut mine = record("m", None);
+        mine.owner = Some("alice".into());
+        mine.listing = "alice".into();
+        store.insert(mine).unwrap();
+        let page: Vec<String> = store
+            .list("conn", None, 2, now)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(page, ["a", "b"]);
+        let page: Vec<String> = store
+            .list("conn", Some("b"), 2, now)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(page, ["c"]);
+        let page: Vec<String> = store
+            .list("alice", None, 10, now)
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(page, ["m"]);
+    }
+
+    #[test]
+    fn wire_shapes() {
+        let r = record("a", Some(60_000));
+        let t = r.to_task();
+        assert_eq!(t.ttl, Some(60_000));
+        assert_eq!(t.poll_interval, Some(100));
+        assert_eq!(t.created_at, "1970-01-01T00:16:40.000Z");
+        let m = r.to_modern();
+        assert_eq!(m.ttl_ms, Some(60_000));
+        assert_eq!(m.poll_interval_ms, Some(100));
+    }
+}
