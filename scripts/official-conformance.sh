@@ -6,8 +6,11 @@
 #   0.1.16          (the 2025-11-25 era) every server scenario against `conformance-server`, then
 #                   each core client scenario on its own against `conformance-client`.
 #   0.2.0-alpha.12  (requirement set 2026-07-28, run at the 2026-07-28 wire) every server scenario
-#                   the set scores against `conformance-server`, then every scored client scenario
-#                   that is not an auth one, each on its own, against `conformance-client`.
+#                   the set scores against `conformance-server`, then the tasks extension's server
+#                   scenarios (io.modelcontextprotocol/tasks, SEP-2663; upstream lists them as
+#                   extension scenarios, not scored by the set) each on its own, then every scored
+#                   client scenario that is not an auth one, each on its own, against
+#                   `conformance-client`.
 #
 # Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
 # none failed and no warnings, and every client scenario passed with no warnings.
@@ -17,7 +20,9 @@
 #      built; default <repo>/target), CONFORMANCE_PINS (default "0.1.16 0.2.0-alpha.12"; any
 #      other release runs like 0.1.16), MIN_SERVER_CHECKS_2025 (default 44: the 32 server
 #      scenarios of 0.1.16 hold at least 44 checks, fewer means scenarios went missing),
-#      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below).
+#      MIN_SERVER_CHECKS_2026 (default 60), CLIENT_SCENARIOS_2025 (default: the four below),
+#      TASK_SCENARIOS (default: the nine tasks scenarios below; tasks-status-notifications is left
+#      out: the suite skips it itself, pending a subscriptions/listen rewrite).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 tools="$root/scripts/conformance"
@@ -28,6 +33,7 @@ min_checks_2025="${MIN_SERVER_CHECKS_2025:-44}"
 min_checks_2026="${MIN_SERVER_CHECKS_2026:-60}"
 client_scenarios_2025="${CLIENT_SCENARIOS_2025:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
 modern_requirements=2026-07-28
+task_scenarios="${TASK_SCENARIOS:-tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error tasks-mrtr-composition}"
 cd "$root"
 
 cargo build --profile "$profile" -p conformance --bin conformance-server --bin conformance-client || exit 2
@@ -62,6 +68,23 @@ server_run() {
   fi
 }
 
+# extension_run VERSION SCENARIO: one extension server scenario on its own, judged: at least one
+# check passed, none failed, no warnings.
+extension_run() {
+  local version="$1" scenario="$2" log passed fails warnings
+  echo "== conformance $version: extension server scenario $scenario against $server"
+  log="$(mktemp -t official-extension.XXXXXX)"
+  "$tools/server-suite.sh" --scenario "$scenario" --start "$server --port $port" \
+    "http://localhost:$port/mcp" | tee "$log"
+  passed="$(field passed "$log")"; fails="$(field failed "$log")"; warnings="$(field warnings "$log")"
+  if [ -z "$passed" ] || [ "$passed" = 0 ] || [ "$fails" != 0 ] || [ "$warnings" != 0 ]; then
+    echo "FAIL: $version extension scenario $scenario (${passed:-?} passed, ${fails:-?} failed, ${warnings:-?} warning(s))"
+    failed=1
+  else
+    echo "OK: $version extension scenario $scenario: $passed passed"
+  fi
+}
+
 # client_run VERSION SCENARIO: one client scenario on its own, judged (SPEC_VERSION passes through).
 client_run() {
   local version="$1" scenario="$2" clog status passed fails warnings
@@ -91,6 +114,7 @@ for version in $pins; do
       ;;
     *)
       server_run "$version" "$min_checks_2026" --requirements "$modern_requirements"
+      for scenario in $task_scenarios; do extension_run "$version" "$scenario"; done
       scenarios="$(conformance_scored "$modern_requirements" client | grep -v '^auth/')"
       [ -n "$scenarios" ] || { echo "FAIL: $version lists no client scenario for $modern_requirements"; failed=1; }
       export SPEC_VERSION="$modern_requirements"

@@ -1,7 +1,8 @@
 //! The runner against this workspace's weather-server over stdio, Streamable HTTP
 //! (`http://127.0.0.1:PORT/mcp`) and legacy SSE (`http://127.0.0.1:PORT/sse`): no case fails,
-//! the slow-tool cases pass on its `watch_weather` fixture, and the only skip is
-//! `completion.undeclared`, which does not apply to a server that declares completions.
+//! the slow-tool cases pass on its `watch_weather` fixture, the task cases on `climate_report`,
+//! and the only skips are `completion.undeclared`, which does not apply to a server that
+//! declares completions, and `tasks.required-without-task` (no required-task tool).
 //!
 //! The 2026-07-28 cases (`modern.*`) are skipped while weather-server does not answer a modern
 //! `server/discover` on that transport; where it does, every one must pass, with `get_weather`
@@ -19,8 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// The one skip expected on weather-server: the case for servers without completions.
-const EXPECTED_SKIPS: &[&str] = &["completion.undeclared"];
+/// The skips expected on weather-server: the case for servers without completions, and the one
+/// for required-task tools (its one task tool, `climate_report`, is optional).
+const EXPECTED_SKIPS: &[&str] = &["completion.undeclared", "tasks.required-without-task"];
 
 /// The input-request (MRTR) fixture: weather-server asks which Springfield was meant.
 const INPUT_TOOL: &str = r#"get_weather={"city":"Springfield"}"#;

@@ -126,6 +126,18 @@
 //! under the server's key ([`ServerBuilder::request_state_key`]). A forged, altered, expired
 //! or misplaced state is refused with -32602, and any replica with the same key resumes a
 //! request another one started. Asking for something the client did not declare is -32021.
+//!
+//! ## Tasks
+//!
+//! A tool that takes minutes declares `Tool::new(..).task_support(TaskSupport::Optional)` (or
+//! `Required`); its handler stays the same async function. Under 2025-11-25 a client asks for a
+//! task with `params.task` and polls `tasks/get`, waits on `tasks/result`, lists and cancels;
+//! under 2026-07-28 a client that declares the `io.modelcontextprotocol/tasks` extension may get
+//! a task instead of a result and polls `tasks/get`, answers input with `tasks/update`, cancels
+//! with `tasks/cancel`. `ctx.elicit` and friends work inside a task in both eras,
+//! [`Context::cancelled`] fires on `tasks/cancel`, and [`Context::progress`] also becomes the
+//! task's status message. Records live in a [`TaskStore`] held by the server, so a task outlives
+//! the connection that started it. See [`tasks`].
 
 #![warn(missing_docs)]
 

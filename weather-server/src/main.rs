@@ -4,6 +4,7 @@
 //! and legacy SSE at `/sse`. Logs go to stderr.
 
 mod cities;
+mod climate;
 mod clock;
 mod open_meteo;
 mod provider;

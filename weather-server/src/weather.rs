@@ -634,8 +634,12 @@ pub fn build(provider: Provider) -> Server {
         .tool(
             Tool::new("watch_weather", WATCH_DESCRIPTION)
                 .title("Watch the weather")
-                .annotations(weather_hints),
+                .annotations(weather_hints.clone()),
             watch_weather,
+        )
+        .tool(
+            crate::climate::tool().annotations(weather_hints),
+            crate::climate::climate_report,
         )
         .tool(
             Tool::new("list_cities", "The cities this server knows, optionally filtered by a part of the name or country.")

@@ -16,8 +16,8 @@ use std::time::Duration;
 use mcp_server::http::HttpConfig;
 use mcp_server::schema::{
     BlobResourceContents, CallToolResult, Content, CreateMessageParams, CreateMessageResult,
-    ElicitParams, ElicitResult, GetPromptResult, PromptMessage, Role, SamplingMessage,
-    TaskSupport, TextResourceContents,
+    ElicitParams, ElicitResult, GetPromptResult, PromptMessage, Role, SamplingMessage, TaskSupport,
+    TextResourceContents,
 };
 use mcp_server::{
     complete_from, CompletionRequest, Context, LoggingLevel, NoArgs, Prompt, PromptArguments,
@@ -893,7 +893,10 @@ fn server() -> Server {
     let builder = Server::builder("mcp-rs-conformance-server", env!("CARGO_PKG_VERSION"))
         .instructions("The fixture server of the official MCP conformance suite.")
         .default_log_level(LoggingLevel::Debug);
-    task_tools(input_prompts(input_tools(prompts(resources(tools(builder)))))).build()
+    task_tools(input_prompts(input_tools(prompts(resources(tools(
+        builder,
+    ))))))
+    .build()
 }
 
 /// Where to serve: `--port P` (or `--port=P`; 3000 without one), or `--stdio`.

@@ -17,6 +17,7 @@ pub mod modern;
 pub mod prompts;
 pub mod resources;
 pub mod sse;
+pub mod tasks;
 pub mod tools;
 pub mod utilities;
 
@@ -30,6 +31,7 @@ pub fn all() -> Vec<Case> {
     cases.extend(jsonrpc::cases());
     cases.extend(utilities::cases());
     cases.extend(tools::cases());
+    cases.extend(tasks::cases());
     cases.extend(resources::cases());
     cases.extend(prompts::cases());
     cases.extend(completion::cases());

@@ -384,7 +384,8 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 /// The headers a 2026-07-28 client sends with `message`: `MCP-Protocol-Version` (the `_meta`
-/// version), `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get` and `resources/read`.
+/// version), `Mcp-Method`, and `Mcp-Name` for `tools/call`, `prompts/get`, `resources/read` and
+/// the tasks extension's `tasks/get`, `tasks/update` and `tasks/cancel`.
 /// Empty for a message that is not a modern request or notification.
 pub fn modern_headers(message: &Value) -> Vec<(String, String)> {
     let Some(meta) = message.pointer("/params/_meta").and_then(Value::as_object) else {
@@ -408,6 +409,8 @@ pub fn modern_headers(message: &Value) -> Vec<(String, String)> {
     let name = match method {
         "tools/call" | "prompts/get" => message.pointer("/params/name"),
         "resources/read" => message.pointer("/params/uri"),
+        // The tasks extension (SEP-2663): task requests name their task.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => message.pointer("/params/taskId"),
         _ => None,
     };
     if let Some(name) = name.and_then(Value::as_str) {

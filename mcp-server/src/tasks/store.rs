@@ -38,7 +38,8 @@ pub struct TaskRecord {
     pub created_at: SystemTime,
     /// When it last changed.
     pub last_updated_at: SystemTime,
-    /// How long it is kept after creation; `None` keeps it until the store is full.
+    /// How long it is kept after creation; `None` keeps it until it is removed (the server
+    /// always sets one: [`TaskOptions`](super::TaskOptions)).
     pub ttl: Option<Duration>,
     /// The polling interval suggested to clients.
     pub poll_interval: Duration,

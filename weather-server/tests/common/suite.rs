@@ -60,7 +60,7 @@ pub fn check_handshake(client: &Client) {
     assert!(instructions.contains("get_weather"), "{instructions}");
 }
 
-/// `tools/list`: four tools with schemas and read-only, idempotent, closed-world hints.
+/// `tools/list`: five tools with schemas and read-only, idempotent, closed-world hints.
 pub async fn check_tool_list(client: &Client, networked: bool) {
     let tools = tools(client).await;
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
@@ -70,6 +70,7 @@ pub async fn check_tool_list(client: &Client, networked: bool) {
             "get_weather",
             "get_forecast",
             "watch_weather",
+            "climate_report",
             "list_cities"
         ]
     );

@@ -7,6 +7,7 @@
 //!   methods.
 //! - [`mrtr`]: an `input_required` round trip and a forged `requestState`.
 //! - [`listen`]: the `subscriptions/listen` stream.
+//! - [`tasks`]: the tasks extension `io.modelcontextprotocol/tasks`.
 //! - [`http`]: the Streamable HTTP header and status rules (HTTP targets only).
 
 use serde_json::{json, Map, Value};
@@ -21,6 +22,7 @@ pub mod http;
 pub mod listen;
 pub mod mrtr;
 pub mod protocol;
+pub mod tasks;
 
 /// The version these cases speak.
 pub const VERSION: &str = "2026-07-28";
@@ -41,6 +43,7 @@ pub fn cases() -> Vec<Case> {
     let mut cases = protocol::cases();
     cases.extend(mrtr::cases());
     cases.extend(listen::cases());
+    cases.extend(tasks::cases());
     cases.extend(http::cases());
     cases
 }
