@@ -156,3 +156,39 @@ fn a_detached_task_is_listed_polled_cancelled_and_fetched_by_later_runs() {
         "{unknown:?}"
     );
 }
+
+/// weather-server's `climate_report` as a task in each era: a 2025 session (`"protocol":
+/// "legacy"`) uses core tasks, auto finds 2026-07-28 and the tasks extension. Status goes to
+/// stderr, the report to stdout.
+#[test]
+fn weather_climate_report_as_a_task_in_both_eras() {
+    for (tag, protocol) in [("legacy", Some("legacy")), ("auto", None)] {
+        let home = scratch(&format!("tasks-weather-{tag}"));
+        let mut entry = common::weather_entry();
+        if let Some(protocol) = protocol {
+            entry["protocol"] = json!(protocol);
+        }
+        let config = write_config(&home, json!({ "weather": entry }));
+        let config = config.to_string_lossy().into_owned();
+        let call = run(
+            mcp_in(
+                &home,
+                &[
+                    "--config",
+                    &config,
+                    "call",
+                    "--task",
+                    "weather__climate_report",
+                    r#"{"cities":["Paris","Lima","Shenzhen"],"perCityMs":40}"#,
+                ],
+            ),
+            60,
+        );
+        assert_eq!(call.code, 0, "{tag}: {call:?}");
+        for city in ["Paris", "Lima", "Shenzhen"] {
+            assert!(call.stdout.contains(city), "{tag}: {call:?}");
+        }
+        assert!(call.stderr.contains("mcp: task "), "{tag}: {call:?}");
+        assert!(call.stderr.contains(": completed"), "{tag}: {call:?}");
+    }
+}

@@ -388,7 +388,8 @@ impl Client {
                 if let Some(f) = &options.on_status {
                     f(&task);
                 }
-                self.await_task_result(&task.task_id, &options).await
+                let ending = self.drive(&task.task_id, &options, Some(&task)).await?;
+                self.ending_result(ending).await
             }
         }
     }
@@ -426,7 +427,12 @@ impl Client {
         task_id: &str,
         options: &TaskOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let ending = self.drive(task_id, options).await?;
+        let ending = self.drive(task_id, options, None).await?;
+        self.ending_result(ending).await
+    }
+
+    /// The result a task ended with: the payload its wait fetched, else fetched now.
+    async fn ending_result(&self, ending: Ending) -> Result<CallToolResult, ClientError> {
         match ending.payload {
             Some(payload) => self.tool_result(payload?),
             None => self.ended_result(ending.task).await,
@@ -439,7 +445,7 @@ impl Client {
         task_id: &str,
         options: &TaskOptions,
     ) -> Result<Task, ClientError> {
-        Ok(self.drive(task_id, options).await?.task)
+        Ok(self.drive(task_id, options, None).await?.task)
     }
 
     /// The task's state now (`tasks/get`).
@@ -571,12 +577,20 @@ impl Client {
     }
 
     /// Polls a task until it ends, answering input on the way, within the options' bounds.
-    async fn drive(&self, task_id: &str, options: &TaskOptions) -> Result<Ending, ClientError> {
+    /// `known` is the state the caller has already reported (not reported again).
+    async fn drive(
+        &self,
+        task_id: &str,
+        options: &TaskOptions,
+        known: Option<&Task>,
+    ) -> Result<Ending, ClientError> {
         let flavour = self.flavour_for_ids();
         let wait = clamp_wait(options.wait);
         let deadline = Instant::now() + wait;
         let cancel = options.cancel.clone().unwrap_or_default();
-        let mut seen = StatusSeen::default();
+        let mut seen = StatusSeen {
+            last: known.map(|t| (t.status, t.status_message.clone())),
+        };
         let mut answered = BTreeSet::new();
         loop {
             if cancel.is_cancelled() {
