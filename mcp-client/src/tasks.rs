@@ -327,12 +327,24 @@ impl Client {
 
     /// Calls tool `name` as a task: only when the server offers tasks for tool calls and (2025)
     /// the tool's `execution.taskSupport` allows it. Returns the task created, or the result
-    /// when a 2026-07-28 server chose to answer at once.
+    /// when a 2026-07-28 server chose to answer at once. (Progress needs a waiting caller: use
+    /// [`call_tool_as_task`](Self::call_tool_as_task) for it.)
     pub async fn start_tool_task(
         &self,
         name: &str,
         arguments: Value,
         options: &TaskOptions,
+    ) -> Result<TaskStart, ClientError> {
+        self.start_with_token(name, arguments, options, None).await
+    }
+
+    /// [`start_tool_task`](Self::start_tool_task), sending `progress_token` (2025) when given.
+    async fn start_with_token(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: &TaskOptions,
+        progress_token: Option<&str>,
     ) -> Result<TaskStart, ClientError> {
         let flavour = self.flavour_or_unsupported()?;
         let mut params = CallToolParams::new(name).with_arguments(arguments);
@@ -358,12 +370,11 @@ impl Client {
                     .map(|t| t.as_millis().try_into().unwrap_or(u64::MAX)),
                 ..Default::default()
             });
-            if options.on_progress.is_some() {
-                let token = format!("task-progress-{}", progress_token_suffix());
+            if let Some(token) = progress_token {
                 params
                     .meta
                     .get_or_insert_with(Map::new)
-                    .insert("progressToken".into(), Value::String(token));
+                    .insert("progressToken".into(), Value::String(token.to_owned()));
             }
         }
         let wait = clamp_wait(options.wait);
@@ -381,8 +392,15 @@ impl Client {
         arguments: Value,
         options: TaskOptions,
     ) -> Result<CallToolResult, ClientError> {
-        let _forward = self.forward_progress(&options);
-        match self.start_tool_task(name, arguments, &options).await? {
+        let token = options
+            .on_progress
+            .as_ref()
+            .map(|_| format!("task-progress-{}", progress_token_suffix()));
+        let _forward = self.forward_progress(&options, token.clone());
+        match self
+            .start_with_token(name, arguments, &options, token.as_deref())
+            .await?
+        {
             TaskStart::Done(result) => Ok(*result),
             TaskStart::Task(task) => {
                 if let Some(f) = &options.on_status {
@@ -394,9 +412,9 @@ impl Client {
         }
     }
 
-    /// Forwards our task progress token's notifications to the options' callback.
-    fn forward_progress(&self, options: &TaskOptions) -> ProgressForward {
-        let Some(callback) = options.on_progress.clone() else {
+    /// Forwards the notifications of progress `token` to the options' callback.
+    fn forward_progress(&self, options: &TaskOptions, token: Option<String>) -> ProgressForward {
+        let (Some(callback), Some(token)) = (options.on_progress.clone(), token) else {
             return ProgressForward(None);
         };
         let mut events = self.events();
@@ -404,7 +422,7 @@ impl Client {
             loop {
                 match events.recv().await {
                     Ok(ServerEvent::Progress(p)) => {
-                        if matches!(&p.progress_token, mcp_proto::jsonrpc::RequestId::String(s) if s.starts_with("task-progress-"))
+                        if matches!(&p.progress_token, mcp_proto::jsonrpc::RequestId::String(s) if **s == *token)
                         {
                             callback(Progress {
                                 progress: p.progress,
