@@ -1,6 +1,6 @@
 //! `mcp`: the command-line face of the hub. It loads the MCP server config you already have
 //! (Cline, Claude Desktop, VS Code or LangChain format; see `config_path`), connects the
-//! servers, and lists, calls, reads, exports, edits the config, or serves them all as one
+//! servers, and lists, calls (also as tasks), reads, exports, edits the config, or serves them all as one
 //! MCP server (`mcp proxy`).
 //!
 //! Exit statuses: 0 success; 1 a tool answered with `isError`; 2 usage, config or
@@ -70,6 +70,26 @@ pub enum Command {
         /// Print the raw result as JSON.
         #[arg(long)]
         json: bool,
+        /// Run the call as a task: show its status and progress, then print its result.
+        #[arg(long)]
+        task: bool,
+        /// With --task: print the task id and return without waiting (see `mcp task`).
+        #[arg(long, requires = "task")]
+        detach: bool,
+    },
+    /// Tasks of every server that lists them, or of one (2025-11-25 `tasks/list`).
+    Tasks {
+        /// Only this server's tasks.
+        server: Option<String>,
+        /// Print the tasks as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One task by id: get its status, wait for its result, or cancel it.
+    Task {
+        /// What to do.
+        #[command(subcommand)]
+        action: commands::tasks::TaskAction,
     },
     /// Resources and resource templates.
     Resources {

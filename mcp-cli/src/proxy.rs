@@ -11,6 +11,13 @@
 //! serves both. A server's request for user input made while the proxy forwards a call
 //! (a 2026-07-28 `input_required`, answered in the calling task) is put to the proxy's own
 //! client through [`forward_elicitation`], in that client's era.
+//!
+//! Tasks pass through: a proxied tool keeps its server's `execution.taskSupport` (a tool of a
+//! server speaking the 2026-07-28 tasks extension, which declares none, is offered as
+//! `optional`), so the proxy's own task machinery runs the forwarded call as a task when its
+//! client asks for one (or, under 2026-07-28, when the call waits). Inside such a task the call
+//! goes upstream as a task too when the upstream tool allows it: its progress becomes the
+//! proxy task's progress, and `tasks/cancel` on the proxy cancels the upstream task.
 
 tokio::task_local! {
     /// The request of the proxy's client that the current task is forwarding.
@@ -40,6 +47,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use mcp_client::hub::{Hub, HubError, HubPrompt, HubTool};
+use mcp_client::{CallOptions, TaskFlavour, TaskOptions};
 use mcp_server::schema::{self, CallToolResult, GetPromptResult, ReadResourceResult};
 use mcp_server::{Context, PromptArguments, ResourceRequest, Server, ServerError};
 use serde_json::Value;
@@ -55,7 +63,10 @@ pub fn proxy_server(hub: &Hub) -> Server {
         builder = builder.instructions(instructions);
     }
     for tool in hub.tools() {
-        builder = builder.tool(tool_definition(&tool), tool_handler(hub, &tool.exposed));
+        builder = builder.tool(
+            tool_definition(hub, &tool),
+            tool_handler(hub, &tool.exposed),
+        );
     }
     if !hub.resources().is_empty() || !hub.resource_templates().is_empty() {
         let list_hub = hub.clone();
@@ -102,10 +113,26 @@ pub fn proxy_server(hub: &Hub) -> Server {
 type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
 type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, ServerError>> + Send>>;
 
-fn tool_definition(tool: &HubTool) -> schema::Tool {
+/// The flavour of tasks the server behind `tool` offers.
+fn upstream_flavour(hub: &Hub, tool: &HubTool) -> Option<TaskFlavour> {
+    hub.client(&tool.server).ok()?.task_flavour()
+}
+
+fn tool_definition(hub: &Hub, tool: &HubTool) -> schema::Tool {
     let mut definition = tool.tool.clone();
     definition.name = tool.exposed.clone();
     definition.description = Some(tool.description.clone());
+    let declared = definition
+        .execution
+        .as_ref()
+        .and_then(|e| e.task_support)
+        .is_some();
+    if !declared && upstream_flavour(hub, tool) == Some(TaskFlavour::Extension) {
+        definition
+            .execution
+            .get_or_insert_with(Default::default)
+            .task_support = Some(schema::TaskSupport::Optional);
+    }
     definition
 }
 
@@ -119,10 +146,89 @@ fn tool_handler(
     move |args: Value, ctx: Context| {
         let hub = hub.clone();
         let exposed = exposed.clone();
-        Box::pin(DOWNSTREAM.scope(
-            ctx,
-            async move { hub.call_tool_for_model(&exposed, args).await },
-        ))
+        Box::pin(DOWNSTREAM.scope(ctx.clone(), async move {
+            forward_call(&hub, &exposed, args, &ctx).await
+        }))
+    }
+}
+
+/// How many upstream progress updates wait for the proxy's client before more are dropped.
+const PROGRESS_QUEUE: usize = 16;
+
+/// One forwarded call. In a task of the proxy, a tool whose server offers 2025-11-25 tasks and
+/// allows one runs upstream as a task (progress relayed, cancellation sent as `tasks/cancel`);
+/// otherwise it is a plain call, cancelled with the proxy's request or task.
+async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> CallToolResult {
+    let cancel = ctx.cancellation().clone();
+    let upstream_task = ctx.task_id().is_some()
+        && hub.resolve_tool(exposed).is_ok_and(|tool| {
+            let allowed = tool
+                .tool
+                .execution
+                .as_ref()
+                .and_then(|e| e.task_support)
+                .is_some_and(|s| s != schema::TaskSupport::Forbidden);
+            allowed && upstream_flavour(hub, &tool) == Some(TaskFlavour::Core)
+        });
+    if !upstream_task {
+        let options = CallOptions::default().cancel_with(cancel);
+        return hub
+            .call_tool_with(exposed, args, options)
+            .await
+            .unwrap_or_else(|e| e.to_tool_result());
+    }
+    let (progress_tx, mut progress_rx) = tokio::sync::mpsc::channel(PROGRESS_QUEUE);
+    let mut guard = UpstreamTask {
+        hub: hub.clone(),
+        id: Default::default(),
+        running: true,
+    };
+    let id = guard.id.clone();
+    let options = TaskOptions::new()
+        .cancel_with(cancel)
+        .on_progress(move |p| {
+            let _ = progress_tx.try_send(p);
+        })
+        .on_status(move |task| {
+            *id.lock().unwrap_or_else(|p| p.into_inner()) = Some(task.task_id.clone());
+        });
+    let call = hub.call_tool_as_task(exposed, args, options);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            result = &mut call => {
+                guard.running = false;
+                return result.unwrap_or_else(|e| e.to_tool_result());
+            }
+            Some(p) = progress_rx.recv() => {
+                ctx.progress(p.progress, p.total, p.message).await;
+            }
+        }
+    }
+}
+
+/// An upstream task a forwarded call waits for: when the wait is dropped before the task
+/// ended (the proxy's own task was cancelled and its handler stopped), the upstream task is
+/// cancelled too.
+struct UpstreamTask {
+    hub: Hub,
+    id: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+    running: bool,
+}
+
+impl Drop for UpstreamTask {
+    fn drop(&mut self) {
+        let id = self.id.lock().unwrap_or_else(|p| p.into_inner()).take();
+        let (true, Some(id)) = (self.running, id) else {
+            return;
+        };
+        let hub = self.hub.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            // Best effort: an upstream task that already ended cannot be cancelled.
+            runtime.spawn(async move {
+                let _ = hub.cancel_task(&id).await;
+            });
+        }
     }
 }
 
@@ -160,7 +266,11 @@ pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()>
     let hub = hub.clone();
     let server = server.clone();
     tokio::spawn(async move {
-        let mut tools: Vec<schema::Tool> = hub.tools().iter().map(tool_definition).collect();
+        let mut tools: Vec<schema::Tool> = hub
+            .tools()
+            .iter()
+            .map(|t| tool_definition(&hub, t))
+            .collect();
         let mut prompts: Vec<schema::Prompt> =
             hub.prompts().iter().map(prompt_definition).collect();
         while changes.changed().await.is_ok() {
@@ -172,12 +282,12 @@ pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()>
                 }
             }
             for tool in &new_tools {
-                let definition = tool_definition(tool);
+                let definition = tool_definition(&hub, tool);
                 if !tools.contains(&definition) {
                     server.add_tool(definition, tool_handler(&hub, &tool.exposed));
                 }
             }
-            tools = new_tools.iter().map(tool_definition).collect();
+            tools = new_tools.iter().map(|t| tool_definition(&hub, t)).collect();
 
             let new_prompts = hub.prompts();
             let keep: BTreeSet<&str> = new_prompts.iter().map(|p| p.exposed.as_str()).collect();

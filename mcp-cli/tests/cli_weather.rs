@@ -53,7 +53,7 @@ fn servers_tools_and_call() {
         "connected",
         // weather-server speaks both eras; `auto` finds the newer one.
         "modern 2026-07-28",
-        "tools 4",
+        "tools 5",
         "resources 2",
         "prompts 1",
     ] {
@@ -64,11 +64,12 @@ fn servers_tools_and_call() {
     assert_eq!(tools.code, 0, "{tools:?}");
     let first = tools.stdout.lines().next().unwrap_or_default();
     assert!(
-        // Columns are as wide as the longest name (weather__watch_weather, watch_weather) plus two.
-        first.starts_with("weather__get_weather    get_weather    weather  Current weather"),
+        // Columns are as wide as the longest name (weather__climate_report, climate_report)
+        // plus two.
+        first.starts_with("weather__get_weather     get_weather     weather  Current weather"),
         "{first:?}"
     );
-    assert_eq!(tools.stdout.lines().count(), 4);
+    assert_eq!(tools.stdout.lines().count(), 5);
 
     let json_tools = run(
         mcp_in(&home, &["--config", &config, "tools", "weather", "--json"]),

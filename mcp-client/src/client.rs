@@ -69,6 +69,8 @@ struct Inner {
     log_level: Mutex<Option<LoggingLevel>>,
     /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
     listen: Mutex<ListenState>,
+    /// The tools whose `execution.taskSupport` is `required`, as of the last `tools/list`.
+    task_only_tools: Mutex<Option<std::collections::BTreeSet<String>>>,
 }
 
 impl Drop for Inner {
@@ -317,7 +319,7 @@ async fn discover(
 ) -> Result<Handshake, PeerError> {
     let meta = ModernMeta {
         version,
-        capabilities: handler.capabilities(),
+        capabilities: crate::tasks::with_tasks_extension(handler.capabilities()),
         client_info: options.client_info.clone(),
         log_level: None,
     };
@@ -340,8 +342,10 @@ async fn discover(
     };
     let raw = match modern::classify(raw).map_err(decode)? {
         modern::Answer::Complete(raw) => raw,
-        modern::Answer::InputRequired(_) => {
-            return Err(decode("server/discover may not ask for input".into()))
+        modern::Answer::InputRequired(_) | modern::Answer::Task(_) => {
+            return Err(decode(
+                "server/discover may only answer with a complete result".into(),
+            ))
         }
     };
     let result: DiscoverResult =
@@ -546,6 +550,7 @@ impl Client {
                 closing_session: watch::Sender::new(None),
                 log_level: Mutex::new(None),
                 listen: Mutex::new(ListenState::default()),
+                task_only_tools: Mutex::new(None),
             }),
         }
     }
@@ -644,7 +649,7 @@ impl Client {
     fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
         ModernMeta {
             version,
-            capabilities: self.inner.handler.capabilities(),
+            capabilities: crate::tasks::with_tasks_extension(self.inner.handler.capabilities()),
             client_info: self.inner.options.client_info.clone(),
             log_level: *self
                 .inner
@@ -824,6 +829,15 @@ impl Client {
             };
             let asked = match modern::classify(answer).map_err(invalid)? {
                 modern::Answer::Complete(raw) => return Ok(raw),
+                // A task handle goes back to the caller, which polls it (only `tools/call`
+                // may create one).
+                modern::Answer::Task(raw) if method == CallTool::METHOD => return Ok(raw),
+                modern::Answer::Task(_) => {
+                    return Err(invalid(format!(
+                        "a task handle (resultType \"task\"), which only {} may answer",
+                        CallTool::METHOD
+                    )))
+                }
                 modern::Answer::InputRequired(asked) => asked,
             };
             if !INPUT_METHODS.contains(&method) {
@@ -941,6 +955,19 @@ impl Client {
     /// `x-mcp-header` annotations are invalid are dropped, as the spec requires.
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         let mut tools = self.list_all::<ListTools>().await?;
+        let required = tools
+            .iter()
+            .filter(|t| {
+                t.execution.as_ref().and_then(|e| e.task_support)
+                    == Some(mcp_proto::schema::TaskSupport::Required)
+            })
+            .map(|t| t.name.clone())
+            .collect();
+        *self
+            .inner
+            .task_only_tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(required);
         if self.era() == Era::Modern {
             tools.retain(|tool| {
                 let schema = serde_json::to_value(&tool.input_schema).unwrap_or_default();
@@ -974,7 +1001,47 @@ impl Client {
         options: CallOptions,
     ) -> Result<CallToolResult, ClientError> {
         let params = CallToolParams::new(name).with_arguments(arguments);
-        match self.send::<CallTool>(&params, options.clone()).await {
+        // A server speaking the tasks extension may answer any call with a task: it is
+        // polled to its end here, so a plain call gets the tool's result either way.
+        let task_options = crate::tasks::TaskOptions::from_call(&options);
+        // A 2025-11-25 tool that only runs as a task refuses a plain call: call it as the task
+        // it asks for.
+        if self.requires_task(name).await {
+            let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+            return self.call_tool_as_task(name, arguments, task_options).await;
+        }
+        match self.call_tool_raw(&params, options).await? {
+            crate::tasks::TaskStart::Done(result) => Ok(*result),
+            crate::tasks::TaskStart::Task(task) => {
+                self.await_task_result(&task.task_id, &task_options).await
+            }
+        }
+    }
+
+    /// The tools the last `tools/list` said require a task; `None` before the first list.
+    pub(crate) fn task_only_tools(&self) -> Option<std::collections::BTreeSet<String>> {
+        self.inner
+            .task_only_tools
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// One `tools/call` with `params` as it is (a `task` field included): the result, or
+    /// the task the server created instead.
+    pub(crate) async fn call_tool_raw(
+        &self,
+        params: &CallToolParams,
+        options: CallOptions,
+    ) -> Result<crate::tasks::TaskStart, ClientError> {
+        let value = match self
+            .request(
+                CallTool::METHOD,
+                Some(self.encode_params(params)?),
+                options.clone(),
+            )
+            .await
+        {
             // A 2026-07-28 HTTP transport mirrors `x-mcp-header` arguments only for tools it
             // has seen listed: on a header mismatch, list the tools and try once more.
             Err(e)
@@ -984,10 +1051,29 @@ impl Client {
                     }) =>
             {
                 self.list_tools().await?;
-                self.send::<CallTool>(&params, options).await
+                self.request(CallTool::METHOD, Some(self.encode_params(params)?), options)
+                    .await?
             }
-            other => other,
-        }
+            other => other?,
+        };
+        crate::tasks::TaskStart::read(&self.inner.name, value)
+    }
+
+    fn encode_params<P: serde::Serialize>(
+        &self,
+        params: &P,
+    ) -> Result<serde_json::Value, ClientError> {
+        serde_json::to_value(params).map_err(|e| self.encode_error(CallTool::METHOD, e))
+    }
+
+    /// The user's handlers for server requests (they also answer a task's input requests).
+    pub(crate) fn callbacks(&self) -> &crate::handler::Callbacks {
+        &self.inner.options.callbacks
+    }
+
+    /// A receiver of the server's events that does not open a 2026-07-28 listen.
+    pub(crate) fn events(&self) -> broadcast::Receiver<ServerEvent> {
+        self.inner.handler.subscribe()
     }
 
     /// Every resource of the server (`resources/list`, all pages).

@@ -89,6 +89,38 @@ pub enum ClientError {
         /// Why the input could not be given.
         reason: String,
     },
+    /// The server does not offer tasks for this call: no task capability (or extension),
+    /// a tool whose `execution.taskSupport` forbids them, or no `tasks/list` to ask.
+    #[error("server {server}: cannot use a task here: {reason}")]
+    TasksUnsupported {
+        /// The server's name.
+        server: String,
+        /// What is missing.
+        reason: String,
+    },
+    /// A task ended without a result: cancelled, or failed with no error to show.
+    #[error("server {server}: task {task_id} ended {status:?}{}", message.as_deref().map(|m| format!(": {m}")).unwrap_or_default())]
+    TaskEnded {
+        /// The server's name.
+        server: String,
+        /// The task.
+        task_id: String,
+        /// Its terminal status.
+        status: mcp_proto::schema::TaskStatus,
+        /// Its status message, if any.
+        message: Option<String>,
+    },
+    /// The result of a task that has not ended was asked for (2026-07-28 has no blocking
+    /// `tasks/result`): poll it, or wait for it with `wait_task`.
+    #[error("server {server}: task {task_id} is still {status:?}; it has no result yet")]
+    TaskNotDone {
+        /// The server's name.
+        server: String,
+        /// The task.
+        task_id: String,
+        /// Its status now.
+        status: mcp_proto::schema::TaskStatus,
+    },
     /// The server kept dying; the restart policy gave up.
     #[error("server {server}: gave up after {restarts} restarts in a row; last failure: {last}")]
     CrashLoop {
@@ -133,6 +165,9 @@ impl ClientError {
             | ClientError::ModernRefused { server, .. }
             | ClientError::InvalidResult { server, .. }
             | ClientError::InputRequired { server, .. }
+            | ClientError::TasksUnsupported { server, .. }
+            | ClientError::TaskEnded { server, .. }
+            | ClientError::TaskNotDone { server, .. }
             | ClientError::CrashLoop { server, .. } => server,
         }
     }

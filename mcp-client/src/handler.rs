@@ -16,7 +16,7 @@ use mcp_proto::schema::{
     ListResourceTemplates, ListResources, ListRoots, ListRootsResult, ListTools, LoggingMessage,
     LoggingMessageParams, NotificationType, Progress, ProgressParams, PromptListChanged,
     RequestType, ResourceListChanged, ResourceUpdated, ResourceUpdatedParams, RootsCapability,
-    SamplingCapability, ToolListChanged,
+    SamplingCapability, Task, TaskNotification, TaskStatusNotification, ToolListChanged,
 };
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -88,6 +88,9 @@ pub enum ServerEvent {
     ResourceUpdated(ResourceUpdatedParams),
     /// `notifications/progress` (also delivered to the call's own progress callback).
     Progress(ProgressParams),
+    /// A task's status changed: 2025-11-25 `notifications/tasks/status`, or the 2026-07-28
+    /// extension's `notifications/tasks` (read as the same [`Task`]).
+    TaskStatus(Task),
     /// Any other notification, raw.
     Other {
         /// Its method.
@@ -229,6 +232,14 @@ impl Handler for ClientHandler {
                 decode::<ResourceUpdated>(&n).map(ServerEvent::ResourceUpdated)
             }
             Progress::METHOD => decode::<Progress>(&n).map(ServerEvent::Progress),
+            TaskStatusNotification::METHOD => {
+                decode::<TaskStatusNotification>(&n).map(|s| ServerEvent::TaskStatus(s.task))
+            }
+            TaskNotification::METHOD => n
+                .params_as::<serde_json::Map<String, serde_json::Value>>()
+                .ok()
+                .and_then(|o| crate::tasks::extension_task(o).ok())
+                .map(ServerEvent::TaskStatus),
             _ => None,
         };
         let event = event.unwrap_or_else(|| ServerEvent::Other {

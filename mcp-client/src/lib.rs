@@ -31,6 +31,7 @@ mod param_headers;
 mod stderr_ring;
 mod stdio;
 mod supervisor;
+mod tasks;
 
 pub use client::{Client, Handshake};
 pub use era::{Era, EraCache, Negotiation, NegotiationParseError};
@@ -46,4 +47,8 @@ pub use options::{
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;
 pub use supervisor::{ChildExit, ChildProcess, RestartPolicy, ShutdownTimeouts};
+pub use tasks::{
+    poll_interval, TaskFlavour, TaskOptions, TaskStart, TaskStatusCallback, DEFAULT_POLL_INTERVAL,
+    MAX_POLL_INTERVAL, MAX_TASK_INPUTS, MIN_POLL_INTERVAL, TASKS_EXTENSION,
+};
 pub use tokio_util::sync::CancellationToken;

@@ -65,6 +65,8 @@ pub(crate) enum Answer {
     Complete(RawJson),
     /// `resultType: input_required`, parsed as a JSON object.
     InputRequired(Value),
+    /// `resultType: task` (the tasks extension): a task handle instead of the result.
+    Task(RawJson),
 }
 
 /// Reads a result's `resultType`: absent means complete (a legacy server), `input_required`
@@ -92,8 +94,10 @@ pub(crate) fn classify(raw: RawJson) -> Result<Answer, String> {
         Some("input_required") => serde_json::from_str(raw.get())
             .map(Answer::InputRequired)
             .map_err(|e| format!("an input_required result that is not JSON: {e}")),
+        Some("task") => Ok(Answer::Task(raw)),
         Some(other) => Err(format!(
-            "unknown resultType {other:?} (this client knows \"complete\" and \"input_required\")"
+            "unknown resultType {other:?} (this client knows \"complete\", \"input_required\" \
+             and \"task\")"
         )),
     }
 }
@@ -159,8 +163,12 @@ mod tests {
             )),
             Ok(Answer::InputRequired(_))
         ));
-        let err = classify(raw_json(r#"{"resultType":"task"}"#)).expect_err("unknown");
-        assert!(err.contains("task"), "{err}");
+        assert!(matches!(
+            classify(raw_json(r#"{"resultType":"task","taskId":"t"}"#)),
+            Ok(Answer::Task(_))
+        ));
+        let err = classify(raw_json(r#"{"resultType":"later"}"#)).expect_err("unknown");
+        assert!(err.contains("later"), "{err}");
         assert!(classify(raw_json(r#"{"resultType":7}"#)).is_err());
     }
 }

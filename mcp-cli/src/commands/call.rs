@@ -1,6 +1,7 @@
-//! `mcp call NAME [JSON_ARGS] [--json]`: calls a tool through the hub. Progress and the
-//! server's log messages go to stderr; the result goes to stdout. Exit 1 when the result has
-//! `isError`, 2 for usage or connection errors.
+//! `mcp call NAME [JSON_ARGS] [--json] [--task [--detach]]`: calls a tool through the hub,
+//! directly or as a task (see `tasks`). Progress, task status and the server's log messages go
+//! to stderr; the result goes to stdout. Exit 1 when the result has `isError`, 2 for usage or
+//! connection errors.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -8,12 +9,29 @@ use std::sync::Arc;
 use mcp_client::hub::{exposed_name, Hub, HubError, ServerStatus};
 use mcp_client::{CallOptions, ServerEvent};
 
-use super::{connect, load, parse_object, Failure, Outcome, EXIT_TOOL_ERROR};
+use super::{connect, load, parse_object, Failure, Outcome};
 use crate::config_path::ConfigSource;
-use crate::output::{render_result, ProgressReporter};
+use crate::output::ProgressReporter;
+
+/// How `mcp call` runs the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A plain `tools/call`.
+    Direct,
+    /// As a task, waited for.
+    Task,
+    /// As a task, not waited for: the id is printed.
+    Detached,
+}
 
 /// Calls the tool and prints its result.
-pub async fn call(source: &ConfigSource, name: &str, args: Option<&str>, as_json: bool) -> Outcome {
+pub async fn call(
+    source: &ConfigSource,
+    name: &str,
+    args: Option<&str>,
+    as_json: bool,
+    mode: Mode,
+) -> Outcome {
     let arguments = parse_object(args, "JSON_ARGS (the tool arguments)")?;
     let mut config = load(source)?;
     // An exposed name `server__tool` needs only its server; a bare name needs them all.
@@ -34,31 +52,21 @@ pub async fn call(source: &ConfigSource, name: &str, args: Option<&str>, as_json
         },
     )
     .await;
-    let result = call_on(&hub, name, arguments).await;
+    let result = call_on(&hub, name, arguments, mode).await;
     hub.close().await;
-    let result = result?;
-    if as_json {
-        outln!(
-            "{}",
-            serde_json::to_string_pretty(&result).unwrap_or_else(|_| "{}".into())
-        );
-    } else {
-        let text = render_result(&result);
-        if !text.is_empty() {
-            outln!("{text}");
-        }
+    match result? {
+        Some(result) => super::tasks::print_result(&result, as_json),
+        None => Ok(ExitCode::SUCCESS),
     }
-    if result.is_error() {
-        return Ok(ExitCode::from(EXIT_TOOL_ERROR));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
+/// The call itself; `None` for a detached task.
 async fn call_on(
     hub: &Hub,
     name: &str,
     arguments: serde_json::Value,
-) -> Result<mcp_proto::schema::CallToolResult, Failure> {
+    mode: Mode,
+) -> Result<Option<mcp_proto::schema::CallToolResult>, Failure> {
     let tool = match hub.resolve_tool(name) {
         Ok(tool) => tool,
         Err(e @ HubError::UnknownTool { .. }) => return Err(explain_unknown(hub, name, e)),
@@ -82,6 +90,12 @@ async fn call_on(
             }
         }
     });
+    if mode != Mode::Direct {
+        let result =
+            super::tasks::call_as_task(hub, &tool.exposed, arguments, mode == Mode::Detached).await;
+        logs.abort();
+        return result;
+    }
     let reporter = Arc::new(ProgressReporter::new());
     let on_progress = reporter.clone();
     let options = CallOptions::default().on_progress(move |p| {
@@ -90,7 +104,7 @@ async fn call_on(
     let result = hub.call_tool_with(&tool.exposed, arguments, options).await;
     reporter.finish();
     logs.abort();
-    Ok(result?)
+    Ok(Some(result?))
 }
 
 /// An unknown tool whose name points at a server that failed or is disabled says so.

@@ -7,6 +7,7 @@ pub mod edit;
 pub mod listing;
 pub mod proxy;
 pub mod servers;
+pub mod tasks;
 
 use std::process::ExitCode;
 
@@ -60,9 +61,22 @@ pub async fn run(cli: Cli) -> ExitCode {
     let result = match cli.command {
         Command::Servers => servers::servers(&source).await,
         Command::Tools { server, json } => listing::tools(&source, server.as_deref(), json).await,
-        Command::Call { name, args, json } => {
-            call::call(&source, &name, args.as_deref(), json).await
+        Command::Call {
+            name,
+            args,
+            json,
+            task,
+            detach,
+        } => {
+            let mode = match (task, detach) {
+                (false, _) => call::Mode::Direct,
+                (true, false) => call::Mode::Task,
+                (true, true) => call::Mode::Detached,
+            };
+            call::call(&source, &name, args.as_deref(), json, mode).await
         }
+        Command::Tasks { server, json } => tasks::list(&source, server.as_deref(), json).await,
+        Command::Task { action } => tasks::task(&source, action).await,
         Command::Resources { server } => listing::resources(&source, server.as_deref()).await,
         Command::Read { server, uri } => listing::read(&source, &server, &uri).await,
         Command::Prompts { server } => listing::prompts(&source, server.as_deref()).await,

@@ -55,6 +55,12 @@ pub enum HubError {
         /// The exposed names it could mean.
         candidates: Vec<String>,
     },
+    /// No connected server knows this task id.
+    #[error("no server knows task {id:?}; run `mcp tasks` to see the tasks of each server")]
+    UnknownTask {
+        /// The task id asked for.
+        id: String,
+    },
     /// No server of that name in the config.
     #[error("no server named {name:?} in the config; run `mcp servers` to see them")]
     UnknownServer {
@@ -90,7 +96,8 @@ impl HubError {
         match self {
             HubError::UnknownTool { .. }
             | HubError::AmbiguousTool { .. }
-            | HubError::UnknownServer { .. } => ErrorKind::NotFound,
+            | HubError::UnknownServer { .. }
+            | HubError::UnknownTask { .. } => ErrorKind::NotFound,
             HubError::NotConnected { .. } => ErrorKind::Connection,
             HubError::Denied { .. } => ErrorKind::Denied,
             HubError::Client(e) => match e {
@@ -107,7 +114,10 @@ impl HubError {
                 | ClientError::TooManyPages { .. }
                 | ClientError::ModernRefused { .. }
                 | ClientError::InvalidResult { .. }
-                | ClientError::InputRequired { .. } => ErrorKind::Protocol,
+                | ClientError::InputRequired { .. }
+                | ClientError::TasksUnsupported { .. }
+                | ClientError::TaskNotDone { .. } => ErrorKind::Protocol,
+                ClientError::TaskEnded { .. } => ErrorKind::Tool,
                 ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
             },
         }

@@ -28,6 +28,7 @@ mod naming;
 mod oauth;
 mod server;
 mod shaping;
+mod tasks;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -50,6 +51,7 @@ pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN
 pub use oauth::authorizer_for;
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
+pub use tasks::{HubTask, HubTaskStart, TaskOwners};
 
 use crate::{CallOptions, Client, RestartPolicy};
 use server::{Changes, HubServer};
@@ -215,6 +217,8 @@ struct Inner {
     servers: RwLock<Vec<Arc<HubServer>>>,
     reload: tokio::sync::Mutex<()>,
     changes: Changes,
+    /// Which server issued each task id the hub has seen.
+    task_owners: TaskOwners,
 }
 
 impl std::fmt::Debug for Hub {
@@ -239,6 +243,7 @@ impl Hub {
                 servers: RwLock::new(servers),
                 reload: tokio::sync::Mutex::new(()),
                 changes,
+                task_owners: TaskOwners::default(),
             }),
         }
     }
@@ -373,6 +378,20 @@ impl Hub {
         arguments: Value,
         mut options: CallOptions,
     ) -> Result<CallToolResult, HubError> {
+        let (tool, client, config) = self.approved_call(name, &arguments).await?;
+        options.timeout = options.timeout.or(Some(config.timeout));
+        let result = client
+            .call_tool_with(&tool.tool.name, arguments, options)
+            .await?;
+        Ok(self.finish_result(&tool, result))
+    }
+
+    /// Resolves a tool, asks the approver unless it is auto-approved, and finds its client.
+    async fn approved_call(
+        &self,
+        name: &str,
+        arguments: &Value,
+    ) -> Result<(HubTool, Client, ServerConfig), HubError> {
         let tool = self.resolve_tool(name)?;
         let server = self.find(&tool.server)?;
         let config = server.config();
@@ -393,19 +412,23 @@ impl Hub {
                 }
             }
         }
-        let client = server.client().ok_or_else(|| HubError::NotConnected {
-            server: tool.server.clone(),
-            reason: server.status().describe(),
-        })?;
-        options.timeout = options.timeout.or(Some(config.timeout));
-        let result = client
-            .call_tool_with(&tool.tool.name, arguments, options)
-            .await?;
+        let client = server
+            .client()
+            .cloned()
+            .ok_or_else(|| HubError::NotConnected {
+                server: tool.server.clone(),
+                reason: server.status().describe(),
+            })?;
+        Ok((tool, client, config))
+    }
+
+    /// Shapes a tool's result and runs the result hook.
+    fn finish_result(&self, tool: &HubTool, result: CallToolResult) -> CallToolResult {
         let shaped = self.inner.options.shaping.shape(result);
-        Ok(match &self.inner.options.on_result {
+        match &self.inner.options.on_result {
             Some(hook) => hook(&tool.server, &tool.tool.name, shaped),
             None => shaped,
-        })
+        }
     }
 
     /// A call for a model: every failure (unknown tool, denial, timeout, dead server) comes

@@ -78,6 +78,8 @@ impl Shared {
         let name_field = match request.method.as_str() {
             "tools/call" | "prompts/get" => Some("name"),
             "resources/read" => Some("uri"),
+            // SEP-2663: task requests name their task for routing intermediaries.
+            "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
             _ => None,
         };
         if let Some(field) = name_field {
