@@ -26,6 +26,7 @@ mod discovery;
 mod error;
 mod fetch;
 mod form;
+mod identity_assertion;
 mod jwt;
 mod pkce;
 mod redirect;
@@ -41,6 +42,7 @@ use hyper::Uri;
 pub use challenge::{parse_www_authenticate, BearerChallenge};
 pub use discovery::{ResourceMetadata, ServerMetadata};
 pub use error::AuthError;
+pub use identity_assertion::IdentityAssertion;
 pub use jwt::JwtSigningKey;
 pub use redirect::{
     auto_approve_hook, redirect_uri, stable_port, AuthorizationRequest, AuthorizeFuture,
@@ -72,6 +74,10 @@ pub enum Grant {
     AuthorizationCode,
     /// Client credentials (machine to machine): `client_secret_basic` or `private_key_jwt`.
     ClientCredentials,
+    /// Enterprise-managed authorization (SEP-990): an ID token from the enterprise identity
+    /// provider ([`OAuthConfig::identity_assertion`]) exchanged for an ID-JAG, presented with
+    /// the JWT bearer grant.
+    IdentityAssertion,
 }
 
 /// How a client authorizes with one MCP server.
@@ -99,6 +105,8 @@ pub struct OAuthConfig {
     pub grant: Grant,
     /// The `client_name` sent in dynamic registration.
     pub client_name: String,
+    /// What the enterprise identity provider gave us, for [`Grant::IdentityAssertion`].
+    pub identity_assertion: Option<IdentityAssertion>,
     /// Where registrations and tokens are kept.
     pub store: Arc<dyn TokenStore>,
 }
@@ -117,6 +125,7 @@ impl OAuthConfig {
             interactive: false,
             grant: Grant::AuthorizationCode,
             client_name: "mcp-rs".into(),
+            identity_assertion: None,
             store,
         }
     }
@@ -208,9 +217,16 @@ impl Authorizer {
         let server_uri = parse_url(server).map_err(|reason| AuthError::Config {
             reason: format!("server URL {server:?}: {reason}"),
         })?;
-        if config.grant == Grant::ClientCredentials && config.client_id.is_none() {
+        if config.grant != Grant::AuthorizationCode && config.client_id.is_none() {
             return Err(AuthError::Config {
-                reason: "the client-credentials grant needs a client id".into(),
+                reason: "the client-credentials and identity-assertion grants need a client id"
+                    .into(),
+            });
+        }
+        if config.grant == Grant::IdentityAssertion && config.identity_assertion.is_none() {
+            return Err(AuthError::Config {
+                reason: "the identity-assertion grant needs the identity provider's ID token"
+                    .into(),
             });
         }
         let http = AuthHttp::new().map_err(|reason| AuthError::Config { reason })?;
@@ -465,6 +481,15 @@ impl Authorizer {
         Ok(())
     }
 
+    /// The configured client id and secret as a registration.
+    fn configured_client(&self) -> ClientRegistration {
+        ClientRegistration {
+            client_id: self.config.client_id.clone().unwrap_or_default(),
+            client_secret: self.config.client_secret.clone(),
+            ..ClientRegistration::default()
+        }
+    }
+
     fn redirect_port(&self) -> u16 {
         self.config
             .callback_port
@@ -507,11 +532,7 @@ impl Authorizer {
         };
         let tokens = match self.config.grant {
             Grant::ClientCredentials => {
-                let registration = ClientRegistration {
-                    client_id: self.config.client_id.clone().unwrap_or_default(),
-                    client_secret: self.config.client_secret.clone(),
-                    ..ClientRegistration::default()
-                };
+                let registration = self.configured_client();
                 let mut params = vec![
                     ("grant_type", "client_credentials".to_owned()),
                     ("resource", d.resource.clone()),
@@ -523,6 +544,38 @@ impl Authorizer {
                     &self.http,
                     &d.metadata,
                     &registration,
+                    self.config.signing_key.as_ref(),
+                    params,
+                    &scopes,
+                )
+                .await?
+            }
+            Grant::IdentityAssertion => {
+                let Some(assertion) = &self.config.identity_assertion else {
+                    return Err(AuthError::Config {
+                        reason: "no identity assertion configured".into(),
+                    });
+                };
+                let jag = identity_assertion::exchange(
+                    &self.http,
+                    assertion,
+                    &d.metadata.issuer,
+                    &d.resource,
+                    &scopes,
+                )
+                .await?;
+                let mut params = vec![
+                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
+                    ("assertion", jag),
+                    ("resource", d.resource.clone()),
+                ];
+                if !scopes.is_empty() {
+                    params.push(("scope", scopes.join(" ")));
+                }
+                request_tokens(
+                    &self.http,
+                    &d.metadata,
+                    &self.configured_client(),
                     self.config.signing_key.as_ref(),
                     params,
                     &scopes,
@@ -637,11 +690,7 @@ impl Authorizer {
             });
         };
         let registration = match self.config.grant {
-            Grant::ClientCredentials => ClientRegistration {
-                client_id: self.config.client_id.clone().unwrap_or_default(),
-                client_secret: self.config.client_secret.clone(),
-                ..ClientRegistration::default()
-            },
+            Grant::ClientCredentials | Grant::IdentityAssertion => self.configured_client(),
             Grant::AuthorizationCode => {
                 let redirect = redirect::redirect_uri(self.redirect_port());
                 self.known_registration(&d, &redirect)?
