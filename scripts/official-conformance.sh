@@ -9,8 +9,8 @@
 #   0.2.0-alpha.12  (requirement set 2026-07-28, run at the 2026-07-28 wire) every server scenario
 #                   the set scores against `conformance-server`, then every scored client scenario
 #                   (the auth ones included), each on its own, against `conformance-client`, then
-#                   the client-credentials (SEP-1046) and enterprise-managed authorization
-#                   (SEP-990) extension scenarios, each on its own.
+#                   the client-credentials (SEP-1046), enterprise-managed authorization (SEP-990)
+#                   and workload identity (SEP-1933) extension scenarios, each on its own.
 #
 # Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
 # none failed and no warnings, and every client scenario passed with no warnings.
@@ -33,9 +33,9 @@ min_checks_2026="${MIN_SERVER_CHECKS_2026:-60}"
 client_scenarios_2025="${CLIENT_SCENARIOS_2025:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
 modern_requirements=2026-07-28
 # OAuth client scenarios not run, each with its reason printed: extensions the client does not
-# implement (DPoP, SEP-1932; workload identity federation).
-auth_gaps="${AUTH_CLIENT_GAPS-auth/dpop auth/dpop-nonce auth/wif-jwt-bearer}"
-auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt auth/enterprise-managed-authorization"
+# implement (DPoP, SEP-1932).
+auth_gaps="${AUTH_CLIENT_GAPS-auth/dpop auth/dpop-nonce}"
+auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt auth/enterprise-managed-authorization auth/wif-jwt-bearer"
 cd "$root"
 
 cargo build --profile "$profile" -p conformance --bin conformance-server --bin conformance-client || exit 2
@@ -79,7 +79,7 @@ auth_listed() {
 # auth_run VERSION SCENARIO: client_run, unless the scenario is a known gap.
 auth_run() {
   case " $auth_gaps " in
-    *" $2 "*) echo "== conformance $1: client scenario $2 SKIPPED (not implemented: DPoP / workload identity, auth extensions beyond the client's scope)"; return ;;
+    *" $2 "*) echo "== conformance $1: client scenario $2 SKIPPED (not implemented: DPoP, an auth extension beyond the client's scope)"; return ;;
   esac
   client_run "$1" "$2"
 }
@@ -131,8 +131,8 @@ for version in $pins; do
           *) client_run "$version" "$scenario" ;;
         esac
       done
-      # The client-credentials (SEP-1046) and enterprise-managed (SEP-990) extensions are
-      # listed as extensions, not scored by the requirement set: run them without a spec version.
+      # The auth extensions are listed as extensions, not scored by the requirement set: run
+      # them without a spec version.
       unset SPEC_VERSION
       for scenario in $auth_extensions; do auth_run "$version" "$scenario"; done
       ;;

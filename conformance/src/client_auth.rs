@@ -5,7 +5,8 @@
 //! The suite hands credentials over in `MCP_CONFORMANCE_CONTEXT`: `client_id` and
 //! `client_secret` (pre-registration, client credentials), `private_key_pem` and
 //! `signing_algorithm` (client credentials with `private_key_jwt`), `idp_token_endpoint`,
-//! `idp_id_token` and `idp_client_id` (enterprise-managed authorization, SEP-990).
+//! `idp_id_token` and `idp_client_id` (enterprise-managed authorization, SEP-990),
+//! `valid_jwt` (workload identity federation, SEP-1933).
 
 use std::sync::Arc;
 
@@ -50,6 +51,10 @@ fn oauth_config(scenario: &str) -> Result<OAuthConfig, String> {
             config.signing_key =
                 Some(JwtSigningKey::from_pem(&pem, &algorithm).map_err(|e| e.to_string())?);
         }
+    }
+    if let Some(jwt) = text(&context, "valid_jwt") {
+        config.grant = Grant::WorkloadIdentity;
+        config.workload_assertion = Some(jwt);
     }
     if let (Some(endpoint), Some(id_token)) = (
         text(&context, "idp_token_endpoint"),

@@ -78,6 +78,9 @@ pub enum Grant {
     /// provider ([`OAuthConfig::identity_assertion`]) exchanged for an ID-JAG, presented with
     /// the JWT bearer grant.
     IdentityAssertion,
+    /// Workload identity federation (SEP-1933): a JWT the workload's platform issued
+    /// ([`OAuthConfig::workload_assertion`]) presented with the JWT bearer grant (RFC 7523).
+    WorkloadIdentity,
 }
 
 /// How a client authorizes with one MCP server.
@@ -107,6 +110,8 @@ pub struct OAuthConfig {
     pub client_name: String,
     /// What the enterprise identity provider gave us, for [`Grant::IdentityAssertion`].
     pub identity_assertion: Option<IdentityAssertion>,
+    /// The workload's JWT, for [`Grant::WorkloadIdentity`] (never printed).
+    pub workload_assertion: Option<String>,
     /// Where registrations and tokens are kept.
     pub store: Arc<dyn TokenStore>,
 }
@@ -126,6 +131,7 @@ impl OAuthConfig {
             grant: Grant::AuthorizationCode,
             client_name: "mcp-rs".into(),
             identity_assertion: None,
+            workload_assertion: None,
             store,
         }
     }
@@ -157,6 +163,11 @@ impl fmt::Debug for OAuthConfig {
             .field("redirect", &self.redirect)
             .field("interactive", &self.interactive)
             .field("grant", &self.grant)
+            .field("identity_assertion", &self.identity_assertion)
+            .field(
+                "workload_assertion",
+                &self.workload_assertion.as_ref().map(|_| "…"),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -221,6 +232,11 @@ impl Authorizer {
             return Err(AuthError::Config {
                 reason: "the client-credentials and identity-assertion grants need a client id"
                     .into(),
+            });
+        }
+        if config.grant == Grant::WorkloadIdentity && config.workload_assertion.is_none() {
+            return Err(AuthError::Config {
+                reason: "the workload-identity grant needs the workload's JWT".into(),
             });
         }
         if config.grant == Grant::IdentityAssertion && config.identity_assertion.is_none() {
@@ -550,6 +566,26 @@ impl Authorizer {
                 )
                 .await?
             }
+            Grant::WorkloadIdentity => {
+                let assertion = self.config.workload_assertion.clone().unwrap_or_default();
+                let mut params = vec![
+                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
+                    ("assertion", assertion),
+                    ("resource", d.resource.clone()),
+                ];
+                if !scopes.is_empty() {
+                    params.push(("scope", scopes.join(" ")));
+                }
+                request_tokens(
+                    &self.http,
+                    &d.metadata,
+                    &self.configured_client(),
+                    None,
+                    params,
+                    &scopes,
+                )
+                .await?
+            }
             Grant::IdentityAssertion => {
                 let Some(assertion) = &self.config.identity_assertion else {
                     return Err(AuthError::Config {
@@ -690,7 +726,9 @@ impl Authorizer {
             });
         };
         let registration = match self.config.grant {
-            Grant::ClientCredentials | Grant::IdentityAssertion => self.configured_client(),
+            Grant::ClientCredentials | Grant::IdentityAssertion | Grant::WorkloadIdentity => {
+                self.configured_client()
+            }
             Grant::AuthorizationCode => {
                 let redirect = redirect::redirect_uri(self.redirect_port());
                 self.known_registration(&d, &redirect)?
