@@ -128,6 +128,40 @@ async fn a_refused_token_is_refreshed_with_rotation_and_a_failed_refresh_logs_in
 }
 
 #[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_use() {
+    let (base, script) = start(Script {
+        expires_in: Some(10),
+        ..Script::default()
+    })
+    .await;
+    let auth = Authorizer::new(
+        &format!("{base}/mcp"),
+        config(Arc::new(MemoryTokenStore::new())),
+    )
+    .expect("auth");
+    let client = bounded("connect", connect(&base, auth))
+        .await
+        .expect("connects");
+    let refreshes = || {
+        script
+            .lock()
+            .expect("lock")
+            .token_requests
+            .iter()
+            .filter(|t| t["grant_type"] == "refresh_token")
+            .count()
+    };
+    let before = refreshes();
+    bounded("call", client.call_tool("echo", json!({})))
+        .await
+        .expect("call");
+    client.close().await;
+    assert!(refreshes() > before, "the call refreshed first");
+    // Proactive: the server never had to refuse a token.
+    assert_eq!(script.lock().expect("lock").authorizations.len(), 1);
+}
+
+#[tokio::test]
 async fn insufficient_scope_steps_up_with_the_union_of_scopes() {
     let (base, script) = start(Script {
         call_needs_write: true,
