@@ -216,10 +216,17 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether the access token expires within the refresh margin: a minute, or half its
+/// lifetime for a token that lives less than two minutes.
 fn expiring(tokens: &TokenSet) -> bool {
-    tokens
-        .expires_at
-        .is_some_and(|at| at <= now().saturating_add(REFRESH_MARGIN))
+    let Some(at) = tokens.expires_at else {
+        return false;
+    };
+    let margin = match tokens.issued_at {
+        Some(issued) => REFRESH_MARGIN.min(at.saturating_sub(issued) / 2),
+        None => REFRESH_MARGIN,
+    };
+    at <= now().saturating_add(margin)
 }
 
 impl Authorizer {
@@ -517,7 +524,7 @@ impl Authorizer {
     fn known_registration(
         &self,
         d: &Discovered,
-        redirect: &str,
+        redirect: Option<&str>,
     ) -> Result<Option<ClientRegistration>, AuthError> {
         if let Some(id) = &self.config.client_id {
             return Ok(Some(ClientRegistration {
@@ -536,7 +543,11 @@ impl Authorizer {
             }
         }
         let stored = self.config.store.registration(&d.metadata.issuer)?;
-        Ok(stored.filter(|r| r.redirect_uri.as_deref().is_none_or(|u| u == redirect)))
+        // A login needs a registration for its redirect URI; a refresh takes whatever client
+        // the tokens were issued to (the login may have used another port).
+        Ok(stored.filter(|r| {
+            redirect.is_none() || r.redirect_uri.is_none() || r.redirect_uri.as_deref() == redirect
+        }))
     }
 
     /// Gets tokens with the configured grant and keeps them.
@@ -625,15 +636,27 @@ impl Authorizer {
                     });
                 }
                 let redirect = redirect::redirect_uri(self.redirect_port());
-                let (registration, registered) = match self.known_registration(&d, &redirect)? {
+                let (registration, registered) = match self
+                    .known_registration(&d, Some(&redirect))?
+                {
                     Some(r) => (r, false),
                     None => {
+                        // Register for everything the resource offers (plus what we ask now),
+                        // so a later step-up is not refused; nothing when it lists nothing.
+                        let mut registered_scopes = d.resource_scopes.clone().unwrap_or_default();
+                        if !registered_scopes.is_empty() {
+                            for s in &scopes {
+                                if !registered_scopes.contains(s) {
+                                    registered_scopes.push(s.clone());
+                                }
+                            }
+                        }
                         let r = registration::register(
                             &self.http,
                             &d.metadata,
                             &self.config.client_name,
                             &redirect,
-                            &scopes,
+                            &registered_scopes,
                         )
                         .await?;
                         (r, true)
@@ -715,11 +738,30 @@ impl Authorizer {
     /// Refreshes the tokens (rotating the refresh token when the server sends a new one).
     async fn refresh(&self, st: &mut State) -> Result<(), AuthError> {
         self.discover(st, None, false).await?;
-        let (Some(d), Some(tokens)) = (st.discovered.clone(), st.tokens.clone()) else {
+        let (Some(d), Some(mut tokens)) = (st.discovered.clone(), st.tokens.clone()) else {
             return Err(AuthError::LoginRequired {
                 server: self.server.clone(),
             });
         };
+        // Another process (or authorizer) may have refreshed already: a rotated refresh token
+        // must never be sent again, so take the stored tokens when they are newer.
+        let stored = self
+            .config
+            .store
+            .logins(&self.server)?
+            .into_iter()
+            .find(|l| Some(&l.issuer) == st.issuer.as_ref())
+            .and_then(|l| l.tokens);
+        if let Some(stored) = stored {
+            if stored.refresh_token != tokens.refresh_token {
+                *locked(&self.current) = Some(stored.clone());
+                st.tokens = Some(stored.clone());
+                if !expiring(&stored) {
+                    return Ok(());
+                }
+                tokens = stored;
+            }
+        }
         let Some(refresh_token) = tokens.refresh_token.clone() else {
             return Err(AuthError::LoginRequired {
                 server: self.server.clone(),
@@ -730,8 +772,7 @@ impl Authorizer {
                 self.configured_client()
             }
             Grant::AuthorizationCode => {
-                let redirect = redirect::redirect_uri(self.redirect_port());
-                self.known_registration(&d, &redirect)?
+                self.known_registration(&d, None)?
                     .ok_or_else(|| AuthError::LoginRequired {
                         server: self.server.clone(),
                     })?

@@ -125,6 +125,7 @@ pub(crate) async fn request_tokens(
             .get("expires_in")
             .and_then(Value::as_u64)
             .map(|s| now().saturating_add(s)),
+        issued_at: Some(now()),
         scopes,
     })
 }
