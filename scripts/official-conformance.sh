@@ -11,8 +11,9 @@
 #                   scenarios (io.modelcontextprotocol/tasks, SEP-2663; upstream lists them as
 #                   extension scenarios, not scored by the set) each on its own, then every scored
 #                   client scenario (the auth ones included), each on its own, against
-#                   `conformance-client`, then the client-credentials extension scenarios
-#                   (SEP-1046), each on its own.
+#                   `conformance-client`, then the client-credentials (SEP-1046), enterprise-managed
+#                   authorization (SEP-990) and workload identity (SEP-1933) extension scenarios,
+#                   each on its own.
 #
 # Exits non-zero unless, for every pin, the server run passed at least its minimum of checks with
 # none failed and no warnings, and every client scenario passed with no warnings.
@@ -37,9 +38,9 @@ min_checks_2026="${MIN_SERVER_CHECKS_2026:-60}"
 client_scenarios_2025="${CLIENT_SCENARIOS_2025:-initialize tools_call elicitation-sep1034-client-defaults sse-retry}"
 modern_requirements=2026-07-28
 # OAuth client scenarios not run, each with its reason printed: extensions the client does not
-# implement (SEP-990 enterprise-managed authorization / cross-app access, DPoP, workload identity).
-auth_gaps="${AUTH_CLIENT_GAPS-auth/cross-app-access-complete-flow auth/enterprise-managed-authorization auth/dpop auth/dpop-nonce auth/wif-jwt-bearer}"
-auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt"
+# implement (DPoP, SEP-1932).
+auth_gaps="${AUTH_CLIENT_GAPS-auth/dpop auth/dpop-nonce}"
+auth_extensions="auth/client-credentials-basic auth/client-credentials-jwt auth/enterprise-managed-authorization auth/wif-jwt-bearer"
 task_scenarios="${TASK_SCENARIOS:-tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-required-task-error tasks-mrtr-composition}"
 cd "$root"
 
@@ -84,7 +85,7 @@ auth_listed() {
 # auth_run VERSION SCENARIO: client_run, unless the scenario is a known gap.
 auth_run() {
   case " $auth_gaps " in
-    *" $2 "*) echo "== conformance $1: client scenario $2 SKIPPED (not implemented: an auth extension beyond the client's scope)"; return ;;
+    *" $2 "*) echo "== conformance $1: client scenario $2 SKIPPED (not implemented: DPoP, an auth extension beyond the client's scope)"; return ;;
   esac
   client_run "$1" "$2"
 }
@@ -152,8 +153,8 @@ for version in $pins; do
           *) client_run "$version" "$scenario" ;;
         esac
       done
-      # The client-credentials extension (SEP-1046) is listed as an extension, not scored by
-      # the requirement set: run it without a spec version.
+      # The auth extensions are listed as extensions, not scored by the requirement set: run
+      # them without a spec version.
       unset SPEC_VERSION
       for scenario in $auth_extensions; do auth_run "$version" "$scenario"; done
       ;;

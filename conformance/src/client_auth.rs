@@ -4,13 +4,15 @@
 //!
 //! The suite hands credentials over in `MCP_CONFORMANCE_CONTEXT`: `client_id` and
 //! `client_secret` (pre-registration, client credentials), `private_key_pem` and
-//! `signing_algorithm` (client credentials with `private_key_jwt`).
+//! `signing_algorithm` (client credentials with `private_key_jwt`), `idp_token_endpoint`,
+//! `idp_id_token` and `idp_client_id` (enterprise-managed authorization, SEP-990),
+//! `valid_jwt` (workload identity federation, SEP-1933).
 
 use std::sync::Arc;
 
 use mcp_client::auth::{
-    auto_approve_hook, Authorizer, Grant, JwtSigningKey, MemoryTokenStore, OAuthConfig,
-    RedirectMode,
+    auto_approve_hook, Authorizer, Grant, IdentityAssertion, JwtSigningKey, MemoryTokenStore,
+    OAuthConfig, RedirectMode,
 };
 use mcp_client::http::{HttpClientConfig, StreamableHttpTransport};
 use mcp_client::{Client, ClientOptions, Negotiation};
@@ -49,6 +51,22 @@ fn oauth_config(scenario: &str) -> Result<OAuthConfig, String> {
             config.signing_key =
                 Some(JwtSigningKey::from_pem(&pem, &algorithm).map_err(|e| e.to_string())?);
         }
+    }
+    if let Some(jwt) = text(&context, "valid_jwt") {
+        config.grant = Grant::WorkloadIdentity;
+        config.workload_assertion = Some(jwt);
+    }
+    if let (Some(endpoint), Some(id_token)) = (
+        text(&context, "idp_token_endpoint"),
+        text(&context, "idp_id_token"),
+    ) {
+        config.grant = Grant::IdentityAssertion;
+        config.identity_assertion = Some(IdentityAssertion {
+            idp_token_endpoint: endpoint,
+            id_token,
+            idp_client_id: text(&context, "idp_client_id"),
+            idp_client_secret: None,
+        });
     }
     Ok(config)
 }

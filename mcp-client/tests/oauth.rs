@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_client::auth::{
-    auto_approve_hook, AuthorizationRequest, AuthorizeFuture, Authorizer, FileTokenStore,
-    MemoryTokenStore, OAuthConfig, RedirectMode, TokenStore,
+    auto_approve_hook, AuthorizationRequest, AuthorizeFuture, Authorizer, ClientRegistration,
+    FileTokenStore, MemoryTokenStore, OAuthConfig, RedirectMode, StoredLogin, TokenSet, TokenStore,
 };
 use mcp_client::http::{HttpClientConfig, StreamableHttpTransport};
 use mcp_client::{Client, ClientError, ClientOptions, Negotiation};
@@ -125,6 +125,93 @@ async fn a_refused_token_is_refreshed_with_rotation_and_a_failed_refresh_logs_in
     let s = script.lock().expect("lock");
     assert_eq!(s.authorizations.len(), 2);
     assert_eq!(s.registrations, 1, "the registration is kept");
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_before_use() {
+    let (base, script) = start(Script::default()).await;
+    script.lock().expect("lock").refresh.push("rt-0".into());
+    let url = format!("{base}/mcp");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    // A stored login whose token expires in a second (of a 100 s life): within the margin.
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::new());
+    store
+        .save_registration(
+            &base,
+            &ClientRegistration {
+                client_id: "client-0".into(),
+                ..ClientRegistration::default()
+            },
+        )
+        .expect("registration");
+    store
+        .save_login(&StoredLogin {
+            server: url.clone(),
+            issuer: base.clone(),
+            tokens: Some(TokenSet {
+                access_token: "at-0".into(),
+                refresh_token: Some("rt-0".into()),
+                expires_at: Some(now + 1),
+                issued_at: Some(now - 99),
+                scopes: vec!["read".into()],
+            }),
+        })
+        .expect("login");
+    let auth = Authorizer::new(&url, OAuthConfig::new(store)).expect("auth");
+    let client = bounded("connect", connect(&base, auth))
+        .await
+        .expect("connects");
+    client.close().await;
+    let s = script.lock().expect("lock");
+    assert_eq!(s.token_requests[0]["grant_type"], "refresh_token");
+    assert_eq!(s.token_requests[0]["refresh_token"], "rt-0");
+    // Refreshed with the stored refresh token and the stored registration; no login ran.
+    assert!(s.authorizations.is_empty());
+}
+
+#[tokio::test]
+async fn a_refresh_needs_neither_the_login_port_nor_a_stale_refresh_token() {
+    let (base, script) = start(Script::default()).await;
+    let store: Arc<dyn TokenStore> = Arc::new(MemoryTokenStore::new());
+    let url = format!("{base}/mcp");
+    // Logged in through another port than the stable one (`mcp login --port`).
+    let mut login = config(store.clone());
+    login.callback_port = Some(45679);
+    let first = Authorizer::new(&url, login).expect("auth");
+    let client = bounded("connect", connect(&base, first))
+        .await
+        .expect("connects");
+    client.close().await;
+    // Two later runs load rt-1; the first refreshes (rt-1 -> rt-2) ...
+    let a = Authorizer::new(&url, OAuthConfig::new(store.clone())).expect("a");
+    let b = Authorizer::new(&url, OAuthConfig::new(store.clone())).expect("b");
+    script.lock().expect("lock").valid.clear();
+    let client = bounded("connect a", connect(&base, a))
+        .await
+        .expect("a refreshes");
+    client.close().await;
+    // ... and the second, refused with its stale copy, takes the stored rt-2 tokens instead of
+    // replaying rt-1.
+    script
+        .lock()
+        .expect("lock")
+        .valid
+        .retain(|token, _| token == "at-2");
+    let client = bounded("connect b", connect(&base, b))
+        .await
+        .expect("b goes on");
+    client.close().await;
+    let s = script.lock().expect("lock");
+    let replays = s
+        .token_requests
+        .iter()
+        .filter(|t| t.get("refresh_token").map(String::as_str) == Some("rt-1"))
+        .count();
+    assert_eq!(replays, 1, "rt-1 was sent once");
+    assert_eq!(s.authorizations.len(), 1);
 }
 
 #[tokio::test]

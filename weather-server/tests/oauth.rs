@@ -465,7 +465,6 @@ async fn mcp_remote_logs_in_and_calls_a_tool() {
 /// RFC 7591 §2) then refuses the step-up's `weather:admin` with `invalid_scope`. Registering
 /// with the metadata's `scopes_supported` (or no `scope`) fixes it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "mcp-client DCR registers only the first login's scopes; oidc-provider refuses the step-up (invalid_scope)"]
 async fn step_up_on_insufficient_scope_with_a_real_as() {
     use mcp_client::auth::{
         AuthorizationRequest, AuthorizeFuture, Authorizer, MemoryTokenStore, OAuthConfig,

@@ -26,6 +26,7 @@ mod discovery;
 mod error;
 mod fetch;
 mod form;
+mod identity_assertion;
 mod jwt;
 mod pkce;
 mod redirect;
@@ -41,6 +42,7 @@ use hyper::Uri;
 pub use challenge::{parse_www_authenticate, BearerChallenge};
 pub use discovery::{ResourceMetadata, ServerMetadata};
 pub use error::AuthError;
+pub use identity_assertion::IdentityAssertion;
 pub use jwt::JwtSigningKey;
 pub use redirect::{
     auto_approve_hook, redirect_uri, stable_port, AuthorizationRequest, AuthorizeFuture,
@@ -72,6 +74,13 @@ pub enum Grant {
     AuthorizationCode,
     /// Client credentials (machine to machine): `client_secret_basic` or `private_key_jwt`.
     ClientCredentials,
+    /// Enterprise-managed authorization (SEP-990): an ID token from the enterprise identity
+    /// provider ([`OAuthConfig::identity_assertion`]) exchanged for an ID-JAG, presented with
+    /// the JWT bearer grant.
+    IdentityAssertion,
+    /// Workload identity federation (SEP-1933): a JWT the workload's platform issued
+    /// ([`OAuthConfig::workload_assertion`]) presented with the JWT bearer grant (RFC 7523).
+    WorkloadIdentity,
 }
 
 /// How a client authorizes with one MCP server.
@@ -99,6 +108,10 @@ pub struct OAuthConfig {
     pub grant: Grant,
     /// The `client_name` sent in dynamic registration.
     pub client_name: String,
+    /// What the enterprise identity provider gave us, for [`Grant::IdentityAssertion`].
+    pub identity_assertion: Option<IdentityAssertion>,
+    /// The workload's JWT, for [`Grant::WorkloadIdentity`] (never printed).
+    pub workload_assertion: Option<String>,
     /// Where registrations and tokens are kept.
     pub store: Arc<dyn TokenStore>,
 }
@@ -117,6 +130,8 @@ impl OAuthConfig {
             interactive: false,
             grant: Grant::AuthorizationCode,
             client_name: "mcp-rs".into(),
+            identity_assertion: None,
+            workload_assertion: None,
             store,
         }
     }
@@ -148,6 +163,11 @@ impl fmt::Debug for OAuthConfig {
             .field("redirect", &self.redirect)
             .field("interactive", &self.interactive)
             .field("grant", &self.grant)
+            .field("identity_assertion", &self.identity_assertion)
+            .field(
+                "workload_assertion",
+                &self.workload_assertion.as_ref().map(|_| "…"),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -196,10 +216,17 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether the access token expires within the refresh margin: a minute, or half its
+/// lifetime for a token that lives less than two minutes.
 fn expiring(tokens: &TokenSet) -> bool {
-    tokens
-        .expires_at
-        .is_some_and(|at| at <= now().saturating_add(REFRESH_MARGIN))
+    let Some(at) = tokens.expires_at else {
+        return false;
+    };
+    let margin = match tokens.issued_at {
+        Some(issued) => REFRESH_MARGIN.min(at.saturating_sub(issued) / 2),
+        None => REFRESH_MARGIN,
+    };
+    at <= now().saturating_add(margin)
 }
 
 impl Authorizer {
@@ -208,9 +235,21 @@ impl Authorizer {
         let server_uri = parse_url(server).map_err(|reason| AuthError::Config {
             reason: format!("server URL {server:?}: {reason}"),
         })?;
-        if config.grant == Grant::ClientCredentials && config.client_id.is_none() {
+        if config.grant != Grant::AuthorizationCode && config.client_id.is_none() {
             return Err(AuthError::Config {
-                reason: "the client-credentials grant needs a client id".into(),
+                reason: "the client-credentials and identity-assertion grants need a client id"
+                    .into(),
+            });
+        }
+        if config.grant == Grant::WorkloadIdentity && config.workload_assertion.is_none() {
+            return Err(AuthError::Config {
+                reason: "the workload-identity grant needs the workload's JWT".into(),
+            });
+        }
+        if config.grant == Grant::IdentityAssertion && config.identity_assertion.is_none() {
+            return Err(AuthError::Config {
+                reason: "the identity-assertion grant needs the identity provider's ID token"
+                    .into(),
             });
         }
         let http = AuthHttp::new().map_err(|reason| AuthError::Config { reason })?;
@@ -465,6 +504,15 @@ impl Authorizer {
         Ok(())
     }
 
+    /// The configured client id and secret as a registration.
+    fn configured_client(&self) -> ClientRegistration {
+        ClientRegistration {
+            client_id: self.config.client_id.clone().unwrap_or_default(),
+            client_secret: self.config.client_secret.clone(),
+            ..ClientRegistration::default()
+        }
+    }
+
     fn redirect_port(&self) -> u16 {
         self.config
             .callback_port
@@ -476,7 +524,7 @@ impl Authorizer {
     fn known_registration(
         &self,
         d: &Discovered,
-        redirect: &str,
+        redirect: Option<&str>,
     ) -> Result<Option<ClientRegistration>, AuthError> {
         if let Some(id) = &self.config.client_id {
             return Ok(Some(ClientRegistration {
@@ -495,7 +543,11 @@ impl Authorizer {
             }
         }
         let stored = self.config.store.registration(&d.metadata.issuer)?;
-        Ok(stored.filter(|r| r.redirect_uri.as_deref().is_none_or(|u| u == redirect)))
+        // A login needs a registration for its redirect URI; a refresh takes whatever client
+        // the tokens were issued to (the login may have used another port).
+        Ok(stored.filter(|r| {
+            redirect.is_none() || r.redirect_uri.is_none() || r.redirect_uri.as_deref() == redirect
+        }))
     }
 
     /// Gets tokens with the configured grant and keeps them.
@@ -507,11 +559,7 @@ impl Authorizer {
         };
         let tokens = match self.config.grant {
             Grant::ClientCredentials => {
-                let registration = ClientRegistration {
-                    client_id: self.config.client_id.clone().unwrap_or_default(),
-                    client_secret: self.config.client_secret.clone(),
-                    ..ClientRegistration::default()
-                };
+                let registration = self.configured_client();
                 let mut params = vec![
                     ("grant_type", "client_credentials".to_owned()),
                     ("resource", d.resource.clone()),
@@ -529,6 +577,58 @@ impl Authorizer {
                 )
                 .await?
             }
+            Grant::WorkloadIdentity => {
+                let assertion = self.config.workload_assertion.clone().unwrap_or_default();
+                let mut params = vec![
+                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
+                    ("assertion", assertion),
+                    ("resource", d.resource.clone()),
+                ];
+                if !scopes.is_empty() {
+                    params.push(("scope", scopes.join(" ")));
+                }
+                request_tokens(
+                    &self.http,
+                    &d.metadata,
+                    &self.configured_client(),
+                    None,
+                    params,
+                    &scopes,
+                )
+                .await?
+            }
+            Grant::IdentityAssertion => {
+                let Some(assertion) = &self.config.identity_assertion else {
+                    return Err(AuthError::Config {
+                        reason: "no identity assertion configured".into(),
+                    });
+                };
+                let jag = identity_assertion::exchange(
+                    &self.http,
+                    assertion,
+                    &d.metadata.issuer,
+                    &d.resource,
+                    &scopes,
+                )
+                .await?;
+                let mut params = vec![
+                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
+                    ("assertion", jag),
+                    ("resource", d.resource.clone()),
+                ];
+                if !scopes.is_empty() {
+                    params.push(("scope", scopes.join(" ")));
+                }
+                request_tokens(
+                    &self.http,
+                    &d.metadata,
+                    &self.configured_client(),
+                    self.config.signing_key.as_ref(),
+                    params,
+                    &scopes,
+                )
+                .await?
+            }
             Grant::AuthorizationCode => {
                 if !self.config.interactive {
                     return Err(AuthError::LoginRequired {
@@ -536,15 +636,27 @@ impl Authorizer {
                     });
                 }
                 let redirect = redirect::redirect_uri(self.redirect_port());
-                let (registration, registered) = match self.known_registration(&d, &redirect)? {
+                let (registration, registered) = match self
+                    .known_registration(&d, Some(&redirect))?
+                {
                     Some(r) => (r, false),
                     None => {
+                        // Register for everything the resource offers (plus what we ask now),
+                        // so a later step-up is not refused; nothing when it lists nothing.
+                        let mut registered_scopes = d.resource_scopes.clone().unwrap_or_default();
+                        if !registered_scopes.is_empty() {
+                            for s in &scopes {
+                                if !registered_scopes.contains(s) {
+                                    registered_scopes.push(s.clone());
+                                }
+                            }
+                        }
                         let r = registration::register(
                             &self.http,
                             &d.metadata,
                             &self.config.client_name,
                             &redirect,
-                            &scopes,
+                            &registered_scopes,
                         )
                         .await?;
                         (r, true)
@@ -626,25 +738,41 @@ impl Authorizer {
     /// Refreshes the tokens (rotating the refresh token when the server sends a new one).
     async fn refresh(&self, st: &mut State) -> Result<(), AuthError> {
         self.discover(st, None, false).await?;
-        let (Some(d), Some(tokens)) = (st.discovered.clone(), st.tokens.clone()) else {
+        let (Some(d), Some(mut tokens)) = (st.discovered.clone(), st.tokens.clone()) else {
             return Err(AuthError::LoginRequired {
                 server: self.server.clone(),
             });
         };
+        // Another process (or authorizer) may have refreshed already: a rotated refresh token
+        // must never be sent again, so take the stored tokens when they are newer.
+        let stored = self
+            .config
+            .store
+            .logins(&self.server)?
+            .into_iter()
+            .find(|l| Some(&l.issuer) == st.issuer.as_ref())
+            .and_then(|l| l.tokens);
+        if let Some(stored) = stored {
+            if stored.refresh_token != tokens.refresh_token {
+                *locked(&self.current) = Some(stored.clone());
+                st.tokens = Some(stored.clone());
+                if !expiring(&stored) {
+                    return Ok(());
+                }
+                tokens = stored;
+            }
+        }
         let Some(refresh_token) = tokens.refresh_token.clone() else {
             return Err(AuthError::LoginRequired {
                 server: self.server.clone(),
             });
         };
         let registration = match self.config.grant {
-            Grant::ClientCredentials => ClientRegistration {
-                client_id: self.config.client_id.clone().unwrap_or_default(),
-                client_secret: self.config.client_secret.clone(),
-                ..ClientRegistration::default()
-            },
+            Grant::ClientCredentials | Grant::IdentityAssertion | Grant::WorkloadIdentity => {
+                self.configured_client()
+            }
             Grant::AuthorizationCode => {
-                let redirect = redirect::redirect_uri(self.redirect_port());
-                self.known_registration(&d, &redirect)?
+                self.known_registration(&d, None)?
                     .ok_or_else(|| AuthError::LoginRequired {
                         server: self.server.clone(),
                     })?

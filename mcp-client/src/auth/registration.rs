@@ -11,7 +11,9 @@ use super::token::oauth_error;
 use super::AuthError;
 
 /// Registers with `metadata`'s registration endpoint as a native app redirecting to
-/// `redirect_uri`.
+/// `redirect_uri`. `scopes` (the resource's `scopes_supported`, when known) become the
+/// registration's `scope`; without them none is sent, since some servers limit a client to the
+/// scopes it registered with and a later step-up would be refused.
 pub(crate) async fn register(
     http: &AuthHttp,
     metadata: &ServerMetadata,

@@ -56,6 +56,10 @@ pub struct TokenSet {
     /// When the access token expires, in seconds since the Unix epoch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<u64>,
+    /// When it was issued (seconds since the Unix epoch), so a short-lived token is not
+    /// refreshed at every use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issued_at: Option<u64>,
     /// The scopes granted (or asked for, when the server did not say).
     #[serde(default)]
     pub scopes: Vec<String>,
@@ -67,6 +71,7 @@ impl fmt::Debug for TokenSet {
             .field("access_token", &"…")
             .field("refresh_token", &self.refresh_token.as_ref().map(|_| "…"))
             .field("expires_at", &self.expires_at)
+            .field("issued_at", &self.issued_at)
             .field("scopes", &self.scopes)
             .finish()
     }

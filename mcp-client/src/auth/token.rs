@@ -92,10 +92,54 @@ pub(crate) async fn request_tokens(
     metadata: &ServerMetadata,
     registration: &ClientRegistration,
     key: Option<&JwtSigningKey>,
-    mut params: Vec<(&'static str, String)>,
+    params: Vec<(&'static str, String)>,
     requested_scopes: &[String],
 ) -> Result<TokenSet, AuthError> {
-    let url = &metadata.token_endpoint;
+    let (url, map) = post_token_endpoint(http, metadata, registration, key, params).await?;
+    let fail = |detail: String| AuthError::Endpoint {
+        what: "token request",
+        url: url.clone(),
+        detail,
+    };
+    let access_token = map
+        .get("access_token")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| fail("the answer has no access_token".into()))?
+        .to_owned();
+    let token_type = map.get("token_type").and_then(Value::as_str).unwrap_or("");
+    if !token_type.eq_ignore_ascii_case("bearer") {
+        return Err(fail(format!("token_type {token_type:?} is not Bearer")));
+    }
+    let scopes = match map.get("scope").and_then(Value::as_str) {
+        Some(s) => split_scopes(Some(s)),
+        None => requested_scopes.to_vec(),
+    };
+    Ok(TokenSet {
+        access_token,
+        refresh_token: map
+            .get("refresh_token")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        expires_at: map
+            .get("expires_in")
+            .and_then(Value::as_u64)
+            .map(|s| now().saturating_add(s)),
+        issued_at: Some(now()),
+        scopes,
+    })
+}
+
+/// POSTs `params` to `metadata`'s token endpoint with the client's authentication and returns
+/// the JSON answer (an OAuth error or a non-JSON body is an error).
+pub(crate) async fn post_token_endpoint(
+    http: &AuthHttp,
+    metadata: &ServerMetadata,
+    registration: &ClientRegistration,
+    key: Option<&JwtSigningKey>,
+    mut params: Vec<(&'static str, String)>,
+) -> Result<(String, serde_json::Map<String, Value>), AuthError> {
+    let url = metadata.token_endpoint.clone();
     let method = ClientAuthMethod::choose(registration, key, metadata);
     let mut basic = None;
     tracing::debug!(
@@ -141,7 +185,7 @@ pub(crate) async fn request_tokens(
         detail,
     };
     let answer = http
-        .post_form(url, encode_pairs(&pairs), basic)
+        .post_form(&url, encode_pairs(&pairs), basic)
         .await
         .map_err(fail)?;
     let body = answer.json();
@@ -153,32 +197,7 @@ pub(crate) async fn request_tokens(
         return Err(fail(format!("HTTP {}: {detail}", answer.status.as_u16())));
     }
     let map = body.map_err(fail)?;
-    let access_token = map
-        .get("access_token")
-        .and_then(Value::as_str)
-        .filter(|t| !t.is_empty())
-        .ok_or_else(|| fail("the answer has no access_token".into()))?
-        .to_owned();
-    let token_type = map.get("token_type").and_then(Value::as_str).unwrap_or("");
-    if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(fail(format!("token_type {token_type:?} is not Bearer")));
-    }
-    let scopes = match map.get("scope").and_then(Value::as_str) {
-        Some(s) => split_scopes(Some(s)),
-        None => requested_scopes.to_vec(),
-    };
-    Ok(TokenSet {
-        access_token,
-        refresh_token: map
-            .get("refresh_token")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        expires_at: map
-            .get("expires_in")
-            .and_then(Value::as_u64)
-            .map(|s| now().saturating_add(s)),
-        scopes,
-    })
+    Ok((url, map))
 }
 
 /// `error: description` from an OAuth error object.

@@ -35,6 +35,8 @@ pub struct Script {
     pub call_needs_write: bool,
     /// Refresh requests fail with `invalid_grant`.
     pub refuse_refresh: bool,
+    /// The `expires_in` of issued tokens (default 3600).
+    pub expires_in: Option<u64>,
     // What happened:
     pub registrations: usize,
     pub authorizations: Vec<HashMap<String, String>>,
@@ -174,7 +176,7 @@ async fn handle(
                 s.refresh.push(format!("rt-{n}"));
                 json_reply(json!({
                     "access_token": format!("at-{n}"), "token_type": "Bearer",
-                    "expires_in": 3600, "refresh_token": format!("rt-{n}"),
+                    "expires_in": s.expires_in.unwrap_or(3600), "refresh_token": format!("rt-{n}"),
                     "scope": scopes.join(" "),
                 }))
             }
