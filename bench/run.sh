@@ -175,10 +175,11 @@ HTTP_ROWS=(
   "ours-stateless|$HTTP_FAST|$PORT_OURS_STATELESS|$WEATHER $CLOCK --http 127.0.0.1:{PORT} --stateless"
 )
 # HTTP, 2026-07-28: the same servers, driven with stateless modern POSTs (mcpbench --era modern:
-# no initialize, `_meta` and the mirrored headers on every call). Same fields as HTTP_ROWS.
+# no initialize, `_meta` and the mirrored headers on every call). Same fields as HTTP_ROWS. Ours
+# is the plain `cargo build --release` binary here, the one README's first command builds.
 MODERN_ROWS=(
   "raw-hyper-stateless-modern|$HTTP_FAST|18112|$RAWHYPER {PORT} stateless"
-  "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
+  "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER_DYNAMIC $CLOCK --http 127.0.0.1:{PORT}"
 )
 # clients (each against the raw Rust stdio server): label | command
 CLIENT_ROWS=(
