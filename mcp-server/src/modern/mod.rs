@@ -21,7 +21,9 @@ use std::sync::Arc;
 use mcp_proto::jsonrpc::{self, RawJson, Request};
 use mcp_proto::peer::RequestContext;
 use mcp_proto::schema::modern::meta_keys;
-use mcp_proto::schema::{DiscoverResult, InputRequiredResult, InputResponses, Meta};
+use mcp_proto::schema::{
+    declares_tasks_extension, DiscoverResult, InputRequiredResult, InputResponses, Meta,
+};
 use mcp_proto::ProtocolVersion;
 use serde::Deserialize;
 
@@ -41,7 +43,6 @@ use crate::server::Server;
 use crate::session::{parse_params, Method};
 use crate::tasks::{self, TaskMethod};
 use input::Ran;
-use mcp_proto::schema::declares_tasks_extension;
 
 /// Serves one 2026-07-28 request.
 pub(crate) async fn serve(
