@@ -8,6 +8,7 @@ mod http_common;
 use http_common::*;
 use mcp_server::auth::{AuthError, AuthIdentity, ProtectedResourceMetadata};
 use mcp_server::http::{AuthConfig, HttpConfig, HttpServer};
+use mcp_server::schema::TaskSupport;
 use mcp_server::{Context, NoArgs, Server, Tool};
 use serde_json::{json, Value};
 
@@ -46,6 +47,17 @@ async fn whoami(_: NoArgs, ctx: Context) -> String {
 async fn start_protected(stateless: bool) -> HttpServer {
     let server = Server::builder("auth-test", "1.0.0")
         .tool(Tool::new("whoami", "Who is calling"), whoami)
+        .tool(
+            Tool::new(
+                "slow_whoami",
+                "Who is calling, after a while; runs as a task",
+            )
+            .task_support(TaskSupport::Optional),
+            |_: NoArgs, ctx: Context| async move {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                whoami(NoArgs {}, ctx).await
+            },
+        )
         .tool(Tool::new("wipe", "Needs admin"), |_: NoArgs| async {
             "wiped"
         })
@@ -322,5 +334,97 @@ async fn legacy_sse_is_protected_and_bound() {
         answer["result"]["content"][0]["text"],
         "https://as.example.com#alice app mcp"
     );
+    server.shutdown().await;
+}
+
+/// A session of `token`'s principal, initialized at 2025-11-25; the headers to use it.
+async fn session_of(
+    addr: std::net::SocketAddr,
+    token: &'static str,
+) -> [(&'static str, String); 3] {
+    let bearer = format!("Bearer {token}");
+    let reply = post(
+        addr,
+        &[("Authorization", bearer.as_str())],
+        &initialize(1, V),
+    )
+    .await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let id = reply.header("mcp-session-id").expect("session").to_owned();
+    [
+        ("Authorization", bearer),
+        ("Mcp-Session-Id", id),
+        ("MCP-Protocol-Version", V.to_owned()),
+    ]
+}
+
+async fn post_as(
+    addr: std::net::SocketAddr,
+    headers: &[(&'static str, String); 3],
+    body: &Value,
+) -> Reply {
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(addr, &headers, body).await
+}
+
+#[tokio::test]
+async fn tasks_are_bound_to_the_principal_not_the_session() {
+    let server = start_protected(false).await;
+    let addr = server.local_addr();
+    let alice = session_of(addr, "alice").await;
+    let created = post_as(
+        addr,
+        &alice,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "slow_whoami", "arguments": {}, "task": {"ttl": 60000}}}),
+    )
+    .await;
+    assert_eq!(created.status, 200, "{}", created.text());
+    let task_id = created.json()["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no task: {}", created.text()))
+        .to_owned();
+    let get = |id: i64, method: &str| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {"taskId": task_id}});
+
+    // Bob knows the id but is not its owner: the task does not exist for him, in any method.
+    let bob = session_of(addr, "bob").await;
+    for (id, method) in [(3, "tasks/get"), (4, "tasks/result"), (5, "tasks/cancel")] {
+        let refused = post_as(addr, &bob, &get(id, method)).await;
+        assert_eq!(
+            refused.json()["error"]["code"],
+            json!(-32602),
+            "{method}: {}",
+            refused.text()
+        );
+    }
+    let listed = post_as(
+        addr,
+        &bob,
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "tasks/list", "params": {}}),
+    )
+    .await;
+    assert_eq!(
+        listed.json()["result"]["tasks"],
+        json!([]),
+        "{}",
+        listed.text()
+    );
+
+    // Alice, on a new session of her own, sees it, lists it and gets its result.
+    let alice_again = session_of(addr, "alice").await;
+    let listed = post_as(
+        addr,
+        &alice_again,
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tasks/list", "params": {}}),
+    )
+    .await;
+    assert_eq!(
+        listed.json()["result"]["tasks"][0]["taskId"],
+        json!(task_id),
+        "{}",
+        listed.text()
+    );
+    let result = post_as(addr, &alice_again, &get(8, "tasks/result")).await;
+    assert_eq!(text(&result), "https://as.example.com#alice app mcp");
     server.shutdown().await;
 }
