@@ -579,14 +579,7 @@ impl Authorizer {
             }
             Grant::WorkloadIdentity => {
                 let assertion = self.config.workload_assertion.clone().unwrap_or_default();
-                let mut params = vec![
-                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
-                    ("assertion", assertion),
-                    ("resource", d.resource.clone()),
-                ];
-                if !scopes.is_empty() {
-                    params.push(("scope", scopes.join(" ")));
-                }
+                let params = jwt_bearer_params(assertion, &d.resource, &scopes);
                 request_tokens(
                     &self.http,
                     &d.metadata,
@@ -611,14 +604,7 @@ impl Authorizer {
                     &scopes,
                 )
                 .await?;
-                let mut params = vec![
-                    ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
-                    ("assertion", jag),
-                    ("resource", d.resource.clone()),
-                ];
-                if !scopes.is_empty() {
-                    params.push(("scope", scopes.join(" ")));
-                }
+                let params = jwt_bearer_params(jag, &d.resource, &scopes);
                 request_tokens(
                     &self.http,
                     &d.metadata,
@@ -848,6 +834,24 @@ fn check_redirect(
 /// Scopes in a space-separated string, for callers that read config values.
 pub fn parse_scopes(text: &str) -> Vec<String> {
     split_scopes(Some(text))
+}
+
+/// The token request of the JWT bearer grant (RFC 7523) presenting `assertion` for `resource`,
+/// with `scope` when scopes are asked for.
+fn jwt_bearer_params(
+    assertion: String,
+    resource: &str,
+    scopes: &[String],
+) -> Vec<(&'static str, String)> {
+    let mut params = vec![
+        ("grant_type", identity_assertion::JWT_BEARER.to_owned()),
+        ("assertion", assertion),
+        ("resource", resource.to_owned()),
+    ];
+    if !scopes.is_empty() {
+        params.push(("scope", scopes.join(" ")));
+    }
+    params
 }
 
 #[cfg(test)]

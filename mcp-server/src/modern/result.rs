@@ -54,6 +54,9 @@ pub(crate) struct ResultHead<'a> {
     cache_scope: Option<&'static str>,
     #[serde(rename = "_meta")]
     meta: ServerInfoMeta<'a>,
+    /// The hint the two fields above were written from, for [`ResultHead::complete`].
+    #[serde(skip)]
+    cache: Option<CacheHint>,
 }
 
 #[derive(Serialize)]
@@ -71,20 +74,13 @@ impl<'a> ResultHead<'a> {
             ttl_ms: cache.map(|c| c.ttl_ms),
             cache_scope: cache.map(CacheHint::scope_str),
             meta: ServerInfoMeta { server_info },
+            cache,
         }
     }
 
     /// `raw` (a result serialized without this head) completed with it.
     pub(crate) fn complete(&self, raw: &RawValue) -> Result<RawJson, ServerError> {
-        let cache = self.ttl_ms.zip(self.cache_scope).map(|(ttl_ms, scope)| {
-            let scope = if scope == "public" {
-                CacheScope::Public
-            } else {
-                CacheScope::Private
-            };
-            CacheHint::new(ttl_ms, scope)
-        });
-        complete(raw, self.meta.server_info, cache)
+        complete(raw, self.meta.server_info, self.cache)
     }
 }
 
