@@ -4,4 +4,5 @@
 
 #![warn(missing_docs)]
 
+pub mod input_forwarding;
 pub mod proxy;

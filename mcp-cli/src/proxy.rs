@@ -8,9 +8,9 @@
 //! `resources/list`.
 //!
 //! Eras are bridged both ways: the hub speaks to each server in its own era and the proxy
-//! serves both. A server's request for user input made while the proxy forwards a call
-//! (a 2026-07-28 `input_required`, answered in the calling task) is put to the proxy's own
-//! client through [`forward_elicitation`], in that client's era.
+//! serves both. A server's request for input (elicitation, sampling, roots) made while the
+//! proxy forwards one of its calls is put to the proxy's own client whose call it is, in that
+//! client's era, by the [`InputForwarder`] the hub was given.
 //!
 //! Tasks pass through: a proxied tool keeps its server's `execution.taskSupport` (a tool of a
 //! server speaking the 2026-07-28 tasks extension, which declares none, is offered as
@@ -19,34 +19,13 @@
 //! goes upstream as a task too when the upstream tool allows it: its progress becomes the
 //! proxy task's progress, and `tasks/cancel` on the proxy cancels the upstream task.
 
-tokio::task_local! {
-    /// The request of the proxy's client that the current task is forwarding.
-    static DOWNSTREAM: Context;
-}
-
-/// An elicitation handler for [`HubOptions::elicitation`](mcp_client::hub::HubOptions) that asks
-/// the proxy's client whose call is being forwarded (an `elicitation/create` to a 2025 client,
-/// an `input_required` to a 2026-07-28 one). Outside a forwarded call it declines.
-pub fn forward_elicitation() -> mcp_client::ElicitationHandler {
-    std::sync::Arc::new(|params| {
-        Box::pin(async move {
-            let Ok(ctx) = DOWNSTREAM.try_with(Context::clone) else {
-                return Ok(schema::ElicitResult::decline());
-            };
-            ctx.elicit(params).await.map_err(|e| {
-                mcp_proto::ErrorObject::internal(format!(
-                    "the proxy's client could not answer: {e}"
-                ))
-            })
-        })
-    })
-}
-
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 
 use mcp_client::hub::{Hub, HubError, HubPrompt, HubTool};
+
+use crate::input_forwarding::{forwarding, InputForwarder};
 use mcp_client::{CallOptions, TaskFlavour, TaskOptions};
 use mcp_server::schema::{self, CallToolResult, GetPromptResult, ReadResourceResult};
 use mcp_server::{Context, PromptArguments, ResourceRequest, Server, ServerError};
@@ -55,8 +34,9 @@ use serde_json::Value;
 /// The name the proxy announces in `initialize`.
 pub const PROXY_NAME: &str = "mcp-hub";
 
-/// Builds an MCP server that forwards to the hub.
-pub fn proxy_server(hub: &Hub) -> Server {
+/// Builds an MCP server that forwards to the hub; `input` is the forwarder set as the hub's
+/// [`HubOptions::input`](mcp_client::HubOptions), which learns here whose calls are in flight.
+pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
     let mut builder = Server::builder(PROXY_NAME, env!("CARGO_PKG_VERSION"));
     let instructions = hub.instructions_block();
     if !instructions.is_empty() {
@@ -65,7 +45,7 @@ pub fn proxy_server(hub: &Hub) -> Server {
     for tool in hub.tools() {
         builder = builder.tool(
             tool_definition(hub, &tool),
-            tool_handler(hub, &tool.exposed),
+            tool_handler(hub, input, &tool.exposed),
         );
     }
     if !hub.resources().is_empty() || !hub.resource_templates().is_empty() {
@@ -104,7 +84,7 @@ pub fn proxy_server(hub: &Hub) -> Server {
     for prompt in hub.prompts() {
         builder = builder.prompt(
             prompt_definition(&prompt),
-            prompt_handler(hub, &prompt.server, &prompt.prompt.name),
+            prompt_handler(hub, input, &prompt.server, &prompt.prompt.name),
         );
     }
     builder.build()
@@ -139,14 +119,21 @@ fn tool_definition(hub: &Hub, tool: &HubTool) -> schema::Tool {
 /// Forwards a call to the hub; every failure becomes an `isError` result for the model.
 fn tool_handler(
     hub: &Hub,
+    input: &InputForwarder,
     exposed: &str,
 ) -> impl Fn(Value, Context) -> ToolFuture + Send + Sync + 'static {
     let hub = hub.clone();
+    let input = input.clone();
     let exposed = exposed.to_owned();
     move |args: Value, ctx: Context| {
         let hub = hub.clone();
+        let input = input.clone();
         let exposed = exposed.clone();
-        Box::pin(DOWNSTREAM.scope(ctx.clone(), async move {
+        Box::pin(forwarding(ctx.clone(), async move {
+            let _in_flight = hub
+                .resolve_tool(&exposed)
+                .ok()
+                .map(|tool| input.register(&tool.server, &ctx));
             forward_call(&hub, &exposed, args, &ctx).await
         }))
     }
@@ -240,17 +227,21 @@ fn prompt_definition(prompt: &HubPrompt) -> schema::Prompt {
 
 fn prompt_handler(
     hub: &Hub,
+    input: &InputForwarder,
     server: &str,
     raw: &str,
 ) -> impl Fn(PromptArguments, Context) -> PromptFuture + Send + Sync + 'static {
     let hub = hub.clone();
+    let input = input.clone();
     let server = server.to_owned();
     let raw = raw.to_owned();
     move |args: PromptArguments, ctx: Context| {
         let hub = hub.clone();
         let server = server.clone();
         let raw = raw.clone();
-        Box::pin(DOWNSTREAM.scope(ctx, async move {
+        let in_flight = input.register(&server, &ctx);
+        Box::pin(forwarding(ctx, async move {
+            let _in_flight = in_flight;
             hub.get_prompt(&server, &raw, args)
                 .await
                 .map_err(ServerError::handler)
@@ -261,9 +252,14 @@ fn prompt_handler(
 /// Keeps the proxy's tools and prompts in step with the hub: tools and prompts that appeared
 /// are added, gone ones removed, changed ones replaced. Call it once, right after
 /// [`proxy_server`], inside a Tokio runtime; abort the returned task when the proxy stops.
-pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()> {
+pub fn follow_changes(
+    hub: &Hub,
+    server: &Server,
+    input: &InputForwarder,
+) -> tokio::task::JoinHandle<()> {
     let mut changes = hub.changes();
     let hub = hub.clone();
+    let input = input.clone();
     let server = server.clone();
     tokio::spawn(async move {
         let mut tools: Vec<schema::Tool> = hub
@@ -284,7 +280,7 @@ pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()>
             for tool in &new_tools {
                 let definition = tool_definition(&hub, tool);
                 if !tools.contains(&definition) {
-                    server.add_tool(definition, tool_handler(&hub, &tool.exposed));
+                    server.add_tool(definition, tool_handler(&hub, &input, &tool.exposed));
                 }
             }
             tools = new_tools.iter().map(|t| tool_definition(&hub, t)).collect();
@@ -301,7 +297,7 @@ pub fn follow_changes(hub: &Hub, server: &Server) -> tokio::task::JoinHandle<()>
                 if !prompts.contains(&definition) {
                     server.add_prompt(
                         definition,
-                        prompt_handler(&hub, &prompt.server, &prompt.prompt.name),
+                        prompt_handler(&hub, &input, &prompt.server, &prompt.prompt.name),
                     );
                 }
             }

@@ -59,8 +59,9 @@ async fn list_changed_refreshes_that_servers_tools() {
     assert_eq!(hub.servers()[0].status, ServerStatus::Connected);
     assert_eq!(hub.tools().len(), 1);
     // A proxy in front of the hub follows the change too.
-    let proxy = mcp_cli::proxy::proxy_server(&hub);
-    let follower = mcp_cli::proxy::follow_changes(&hub, &proxy);
+    let input = mcp_cli::input_forwarding::InputForwarder::new();
+    let proxy = mcp_cli::proxy::proxy_server(&hub, &input);
+    let follower = mcp_cli::proxy::follow_changes(&hub, &proxy, &input);
     let (near, far) = mcp_proto::peer::memory_pair(64);
     let _session = proxy.serve(near);
     let proxy_client = bounded(

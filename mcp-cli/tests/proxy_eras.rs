@@ -2,12 +2,17 @@
 //! server (weather-server told `"protocol": "legacy"`), and a 2025-era client in front of a
 //! 2026-07-28-only server (the TypeScript SDK v2 fixture, which refuses `initialize`). The
 //! clients are ours, pinned to one era each; `mcp servers` shows the era of each server.
+//! A server's requests for input (elicitation, sampling, roots) reach the proxy's own client in
+//! that client's era, whichever era the server speaks.
 
 mod common;
 
 use std::path::Path;
 
-use common::{bounded, mcp_bin, mcp_in, node_modules, run, scratch, weather_entry, write_config};
+use common::{
+    bounded, everything_entry, mcp_bin, mcp_in, node_modules, run, scratch, weather_entry,
+    write_config,
+};
 use mcp_client::{Client, ClientOptions, Era, Negotiation, StdioServerConfig};
 use mcp_proto::ProtocolVersion;
 use serde_json::json;
@@ -39,10 +44,30 @@ async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> C
         .with_name("proxy")
         .with_negotiation(negotiation)
         .with_elicitation(|params| async move {
-            assert!(params.message().contains("Really"), "{params:?}");
             let mut content = serde_json::Map::new();
-            content.insert("confirm".into(), json!(true));
+            if params
+                .message()
+                .contains("several cities called Springfield")
+            {
+                // weather-server's question (a 2025 server-to-client request upstream).
+                content.insert("city".into(), json!("Springfield, Missouri"));
+            } else {
+                assert!(params.message().contains("Really"), "{params:?}");
+                content.insert("confirm".into(), json!(true));
+            }
             Ok(mcp_proto::schema::ElicitResult::accept(Some(content)))
+        })
+        .with_sampling(|params| async move {
+            let asked = format!("{:?}", params.messages);
+            Ok(mcp_proto::schema::CreateMessageResult::text(
+                "test-model",
+                format!("sampled: {}", asked.contains("the proxy's question")),
+            ))
+        })
+        .with_roots(|| async {
+            Ok(mcp_proto::schema::ListRootsResult::new(vec![
+                mcp_proto::schema::Root::new("file:///proxy/root", Some("proxied".into())),
+            ]))
         });
     bounded(
         60,
@@ -148,6 +173,71 @@ async fn elicitation_crosses_the_proxy_in_either_era() {
         .await
         .expect("call");
         assert_eq!(text(&result), "ship: done", "{negotiation}: {result:?}");
+        bounded(10, "close", client.close()).await;
+    }
+}
+
+/// A 2025-era server's requests for input are server-to-client requests that nothing ties to the
+/// call they serve (over stdio): the proxy puts them to the client whose call is in flight to
+/// that server, as `elicitation/create` / `sampling/createMessage` / `roots/list` to a 2025
+/// client and as `input_required` rounds to a 2026-07-28 one. weather-server (told to speak
+/// 2025) asks which Springfield; server-everything samples and lists roots.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_servers_requests_for_input_cross_the_proxy_in_either_era() {
+    let home = scratch("proxy-legacy-input");
+    let mut weather = weather_entry();
+    weather["protocol"] = json!("legacy");
+    let mut servers = json!({ "weather": weather });
+    let modules = node_modules();
+    if let Some(modules) = &modules {
+        let mut everything = everything_entry(modules);
+        everything["protocol"] = json!("legacy");
+        servers["everything"] = everything;
+    }
+    let config = write_config(&home, servers);
+    for negotiation in [
+        Negotiation::Legacy,
+        Negotiation::Pin(ProtocolVersion::V2026_07_28),
+    ] {
+        let client = proxy_client(&home, &config, negotiation).await;
+        let result = bounded(
+            20,
+            "weather asks which Springfield",
+            client.call_tool("weather__get_weather", json!({"city": "Springfield"})),
+        )
+        .await
+        .expect("call");
+        assert!(
+            text(&result).starts_with("Springfield, Missouri:"),
+            "{negotiation}: {result:?}"
+        );
+        if modules.is_some() {
+            let sampled = bounded(
+                20,
+                "everything samples",
+                client.call_tool(
+                    "everything__trigger-sampling-request",
+                    json!({"prompt": "the proxy's question", "maxTokens": 10}),
+                ),
+            )
+            .await
+            .expect("call");
+            assert!(
+                format!("{sampled:?}").contains("sampled: true"),
+                "{negotiation}: {sampled:?}"
+            );
+            let roots = bounded(
+                20,
+                "everything lists roots",
+                client.call_tool("everything__get-roots-list", json!({})),
+            )
+            .await
+            .expect("call");
+            assert!(
+                format!("{roots:?}").contains("file:///proxy/root"),
+                "{negotiation}: {roots:?}"
+            );
+        }
         bounded(10, "close", client.close()).await;
     }
 }

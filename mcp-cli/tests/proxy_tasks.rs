@@ -201,7 +201,8 @@ async fn cancelling_a_proxy_task_cancels_the_upstream_task() {
         mcp_client::Hub::connect(config, mcp_client::HubOptions::default()),
     )
     .await;
-    let proxy = mcp_cli::proxy::proxy_server(&hub);
+    let proxy =
+        mcp_cli::proxy::proxy_server(&hub, &mcp_cli::input_forwarding::InputForwarder::new());
     let (near, far) = mcp_proto::peer::memory_pair(64);
     let _session = proxy.serve(near);
     let client = bounded(

@@ -7,9 +7,9 @@
 #[path = "interop/http_support.rs"]
 mod support;
 
-use std::sync::Arc;
-
-use mcp_client::hub::{ErrorKind, Hub, HubConfig, HubError, HubOptions, HubTaskStart, Variables};
+use mcp_client::hub::{
+    ErrorKind, Hub, HubConfig, HubError, HubOptions, HubTaskStart, UpstreamInput, Variables,
+};
 use mcp_client::TaskOptions;
 use mcp_proto::schema::{ElicitResult, TaskStatus};
 use serde_json::json;
@@ -35,13 +35,11 @@ async fn hub_routes_task_ids_to_their_servers() {
     let config = json!({"mcpServers": {"a": entry, "b": entry}}).to_string();
     let config = HubConfig::parse(&config, "hub.json", &Variables::default()).expect("config");
     let options = HubOptions {
-        elicitation: Some(Arc::new(|_params| {
-            Box::pin(async {
-                let mut content = serde_json::Map::new();
-                content.insert("name".into(), json!("hub user"));
-                Ok(ElicitResult::accept(Some(content)))
-            })
-        })),
+        input: UpstreamInput::new().with_elicitation(|_server, _params| async {
+            let mut content = serde_json::Map::new();
+            content.insert("name".into(), json!("hub user"));
+            Ok(ElicitResult::accept(Some(content)))
+        }),
         ..Default::default()
     };
     let hub = bounded(60, "connect", Hub::connect(config, options)).await;

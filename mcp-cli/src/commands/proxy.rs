@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use mcp_cli::proxy::{follow_changes, forward_elicitation, proxy_server};
+use mcp_cli::input_forwarding::InputForwarder;
+use mcp_cli::proxy::{follow_changes, proxy_server};
 use mcp_client::hub::{HubOptions, ServerStatus};
 
 use super::{connect, load, Failure, Outcome};
@@ -14,8 +15,9 @@ use crate::interrupt;
 /// then exits 0; see [`crate::interrupt`]).
 pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
     let config = load(source)?;
+    let input = InputForwarder::new();
     let options = HubOptions {
-        elicitation: Some(forward_elicitation()),
+        input: input.upstream_input(),
         ..HubOptions::default()
     };
     let hub = connect(config, options).await;
@@ -24,8 +26,8 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
             eprintln!("mcp proxy: server {} failed: {reason}", s.config.name);
         }
     }
-    let server = proxy_server(&hub);
-    let follower = follow_changes(&hub, &server);
+    let server = proxy_server(&hub, &input);
+    let follower = follow_changes(&hub, &server, &input);
     let Some(addr) = http else {
         server.serve_stdio().await;
         follower.abort();

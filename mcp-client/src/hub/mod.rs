@@ -24,6 +24,7 @@ mod approval;
 mod config;
 mod error;
 mod export;
+mod input;
 mod naming;
 mod oauth;
 mod server;
@@ -47,6 +48,7 @@ pub use config::{
 };
 pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat, UnknownFormat};
+pub use input::{UpstreamElicitation, UpstreamInput, UpstreamRoots, UpstreamSampling};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
 pub use oauth::authorizer_for;
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
@@ -77,10 +79,11 @@ pub struct HubOptions {
     /// Remembers the era each server (by URL or command line) was found to speak, so a
     /// reconnect or a config reload skips the probe.
     pub era_cache: crate::era::EraCache,
-    /// Answers the servers' requests for user input (2025 `elicitation/create`, 2026-07-28
-    /// `input_required`); with it every server is told the hub can elicit. `mcp proxy` sets
-    /// one that asks its own client.
-    pub elicitation: Option<crate::ElicitationHandler>,
+    /// Answers the servers' requests for input (elicitation, sampling and roots, as 2025
+    /// server-to-client requests or 2026-07-28 `input_required` rounds), told which server
+    /// asks; with it every server is told the hub can elicit, sample and list roots. `mcp proxy`
+    /// sets one that asks its own client.
+    pub input: UpstreamInput,
     /// Where OAuth registrations and tokens are kept; with it, remote servers without an
     /// `Authorization` header use OAuth (a server that needs a login the store does not hold
     /// fails with "needs login"). `None` leaves OAuth off.
@@ -102,7 +105,7 @@ impl Default for HubOptions {
             client_info: None,
             on_result: None,
             era_cache: Default::default(),
-            elicitation: None,
+            input: UpstreamInput::default(),
             token_store: None,
         }
     }

@@ -323,9 +323,7 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
     if let Some(info) = &options.client_info {
         client_options = client_options.with_client_info(info.clone());
     }
-    if let Some(elicit) = options.elicitation.clone() {
-        client_options = client_options.with_elicitation(move |params| elicit(params));
-    }
+    client_options = options.input.route(client_options, &config.name);
     let show = |e: ClientError| e.to_string();
     match &config.transport {
         TransportConfig::Stdio {

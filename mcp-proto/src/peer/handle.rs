@@ -25,6 +25,11 @@ impl fmt::Debug for PeerHandle {
 }
 
 impl PeerHandle {
+    /// Whether both handles are to the same running peer (the same connection).
+    pub fn is_same(&self, other: &PeerHandle) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
     /// The peer's name, as given in its options.
     pub fn name(&self) -> &str {
         &self.shared.options.name
