@@ -83,10 +83,11 @@ ts_peers() {
 # Our binaries land in the workspace's target directory (CARGO_TARGET_DIR or build.target-dir).
 TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
-# weather-server as we ship it (scripts/build-static.sh: static, hot code laid out together), and
-# the plain `cargo build --release` one for comparison (row ours-dynamic).
-WEATHER=$("$REPO/scripts/build-static.sh" --print-path)
-WEATHER_DYNAMIC="$TARGET/release/weather-server"
+# weather-server as `cargo build --release` makes it (README's first command), the binary every
+# `ours` row counts, and the static build of scripts/build-static.sh (static, hot code laid out
+# together), shown beside it as row ours-static.
+WEATHER="$TARGET/release/weather-server"
+WEATHER_STATIC=$("$REPO/scripts/build-static.sh" --print-path)
 CLIENT="$TARGET/release/examples/bench_client"
 IDLE="$TARGET/release/examples/idle_sessions"
 
@@ -106,7 +107,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   (cd "$REPO" && cargo build --release --quiet -p weather-server \
      && cargo build --release --quiet -p mcp-client -p mcp-server --example bench_client --example idle_sessions)
 fi
-for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$WEATHER_DYNAMIC" "$CLIENT" "$IDLE"; do
+for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$WEATHER_STATIC" "$CLIENT" "$IDLE"; do
   [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
 done
 
@@ -156,7 +157,7 @@ STDIO_ROWS=(
   "py-mcp2|$N_SLOW|$PIPE_SLOW|$PY2 $PYSERVER stdio"
   "py-fastmcp1|$N_SLOW|$PIPE_SLOW|$PY1 $PYSERVER stdio"
   "ours|$N_FAST|$PIPE_FAST|$WEATHER $CLOCK"
-  "ours-dynamic|$N_FAST|$PIPE_FAST|$WEATHER_DYNAMIC $CLOCK"
+  "ours-static|$N_FAST|$PIPE_FAST|$WEATHER_STATIC $CLOCK"
 )
 # HTTP: label | calls per concurrency level | port | command ({PORT} is substituted)
 HTTP_ROWS=(
@@ -175,11 +176,10 @@ HTTP_ROWS=(
   "ours-stateless|$HTTP_FAST|$PORT_OURS_STATELESS|$WEATHER $CLOCK --http 127.0.0.1:{PORT} --stateless"
 )
 # HTTP, 2026-07-28: the same servers, driven with stateless modern POSTs (mcpbench --era modern:
-# no initialize, `_meta` and the mirrored headers on every call). Same fields as HTTP_ROWS. Ours
-# is the plain `cargo build --release` binary here, the one README's first command builds.
+# no initialize, `_meta` and the mirrored headers on every call). Same fields as HTTP_ROWS.
 MODERN_ROWS=(
   "raw-hyper-stateless-modern|$HTTP_FAST|18112|$RAWHYPER {PORT} stateless"
-  "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER_DYNAMIC $CLOCK --http 127.0.0.1:{PORT}"
+  "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
 )
 # clients (each against the raw Rust stdio server): label | command
 CLIENT_ROWS=(
