@@ -14,11 +14,15 @@ use std::time::Duration;
 use http_common::*;
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::schema::{ElicitAction, ElicitParams, TaskSupport};
-use mcp_server::shared::{RedisConfig, StateBackend};
+use mcp_server::shared::{RedisConfig, RedisHandle, StateBackend};
+use mcp_server::tasks::{RedisTaskStore, TaskOptions, TaskRecord, TaskStore};
 use mcp_server::{Context, Server, Tool, ToolError};
 use serde_json::{json, Value};
 
 const MODERN: &str = "2026-07-28";
+/// Short, so the test sees leases renewed (and run out) within seconds; long enough for a
+/// loaded machine to renew it in time (every third of it).
+const LEASE: Duration = Duration::from_secs(1);
 
 fn meta() -> Value {
     json!({
@@ -72,6 +76,10 @@ async fn replica(prefix: &str, stopped: Arc<AtomicBool>) -> HttpServer {
         .shared_state(StateBackend::Redis(
             RedisConfig::new("redis://127.0.0.1:6379").key_prefix(prefix),
         ))
+        .task_options(TaskOptions {
+            runner_lease: LEASE,
+            ..TaskOptions::default()
+        })
         .tool(
             Tool::new("wait", "Waits until cancelled").task_support(TaskSupport::Required),
             wait,
@@ -158,6 +166,8 @@ async fn another_replica_cancels_and_feeds_a_task() {
     .await;
     assert_eq!(created["resultType"], "task", "{created}");
     let id = created["taskId"].as_str().expect("task id").to_owned();
+    // Past one lease: A renews it, so B still sees the task working.
+    tokio::time::sleep(LEASE + LEASE / 2).await;
     let seen = modern(b.local_addr(), "tasks/get", json!({"taskId": id})).await;
     assert_eq!(seen["status"], "working", "{seen}");
     modern(b.local_addr(), "tasks/cancel", json!({"taskId": id})).await;
@@ -196,5 +206,36 @@ async fn another_replica_cancels_and_feeds_a_task() {
     let done = poll(b.local_addr(), &id, |t| t["status"] == "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "got scale", "{done}");
     a.shutdown().await;
+    b.shutdown().await;
+}
+
+/// A task whose runner died (its record says `working`, nobody renews its lease) is failed by
+/// the replica that reads it, instead of staying `working` until its TTL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_runner_died_fails_when_read() {
+    let prefix = format!("test:shared-tasks-lost:{}:", std::process::id());
+    let b = replica(&prefix, Arc::new(AtomicBool::new(false))).await;
+    wait_ready(b.local_addr()).await;
+    // What a replica killed mid-task leaves behind: the record, and a lease that runs out.
+    let store = RedisTaskStore::new(
+        RedisHandle::new(RedisConfig::new("redis://127.0.0.1:6379").key_prefix(&prefix))
+            .expect("valid url"),
+    );
+    let id = "0123456789abcdef0123456789abcdef";
+    let record = TaskRecord::new(
+        id.into(),
+        None,
+        "conn:gone".into(),
+        Some(Duration::from_secs(60)),
+        Duration::from_millis(100),
+        std::time::SystemTime::now(),
+    );
+    store.insert(record).await.expect("insert");
+    store.renew_runner(id, LEASE).await.expect("lease");
+    let alive = modern(b.local_addr(), "tasks/get", json!({"taskId": id})).await;
+    assert_eq!(alive["status"], "working", "{alive}");
+    let lost = poll(b.local_addr(), id, |t| t["status"] == "failed").await;
+    let message = lost["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("was lost"), "{lost}");
     b.shutdown().await;
 }

@@ -56,12 +56,36 @@ impl Tasks {
     /// The record `id` if it exists, is live and belongs to `owner`; else -32602 (another
     /// owner's task is reported as not found, so ids of others' tasks leak nothing).
     async fn find(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ServerError> {
-        self.store()
+        let record = self
+            .store()
             .get(id, SystemTime::now())
             .await
             .map_err(store_error)?
             .filter(|r| r.owner.as_deref() == owner)
-            .ok_or_else(|| not_found(id))
+            .ok_or_else(|| not_found(id))?;
+        if record.status.is_terminal() || self.run(id).is_some() {
+            return Ok(record);
+        }
+        // Running elsewhere, or its runner died: only a live lease tells.
+        if self.store().runner_alive(id).await.map_err(store_error)? {
+            return Ok(record);
+        }
+        let lost = ErrorObject::internal(format!(
+            "Task {id} was lost: the server process running it stopped before it finished"
+        ));
+        match self
+            .change(id, TaskChange::Finish(TaskOutcome::Error(lost)))
+            .await
+        {
+            Ok(record) => Ok(record),
+            // Finished meanwhile: read what it became.
+            Err(_) => self
+                .store()
+                .get(id, SystemTime::now())
+                .await
+                .map_err(store_error)?
+                .ok_or_else(|| not_found(id)),
+        }
     }
 
     /// Cancels task `id`: the record becomes `cancelled` first, then the handler is stopped,

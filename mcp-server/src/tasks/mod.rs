@@ -64,6 +64,10 @@ pub struct TaskOptions {
     pub max_ttl: Duration,
     /// The polling interval suggested to clients. Default 500 ms.
     pub poll_interval: Duration,
+    /// How long a running task's lease lasts in a shared store: the running replica renews it
+    /// every third of this; a task still running whose lease ran out is failed by the replica
+    /// that next reads it (its runner died). Default 10 s.
+    pub runner_lease: Duration,
 }
 
 impl Default for TaskOptions {
@@ -72,6 +76,7 @@ impl Default for TaskOptions {
             default_ttl: Duration::from_secs(3600),
             max_ttl: Duration::from_secs(24 * 3600),
             poll_interval: Duration::from_millis(500),
+            runner_lease: Duration::from_secs(10),
         }
     }
 }
@@ -298,8 +303,13 @@ impl Tasks {
             .insert(record.clone())
             .await
             .map_err(|e| ServerError::handler(e.to_string()))?;
+        let lease = self.options.runner_lease;
+        if let Err(e) = self.store.renew_runner(&id, lease).await {
+            return Err(ServerError::handler(e.to_string()));
+        }
         lock(&self.runs).insert(id.clone(), run.clone());
         let _ = slot.run.set(run.clone());
+        self.keep_lease(&run, lease);
         let tasks = self.me.clone();
         let handle = tokio::spawn(handler);
         let abort = handle.abort_handle();
@@ -337,6 +347,28 @@ impl Tasks {
             lock(&tasks.runs).remove(&run.id);
         });
         Ok(record)
+    }
+
+    /// Renews `run`'s lease every third of `lease` until the run ends here.
+    fn keep_lease(&self, run: &Arc<TaskRun>, lease: Duration) {
+        let tasks = self.me.clone();
+        let run = Arc::downgrade(run);
+        let every = (lease / 3).max(Duration::from_millis(10));
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+            loop {
+                ticks.tick().await;
+                let (Some(tasks), Some(run)) = (tasks.upgrade(), run.upgrade()) else {
+                    return;
+                };
+                if !lock(&tasks.runs).contains_key(&run.id) {
+                    return;
+                }
+                if let Err(e) = tasks.store.renew_runner(&run.id, lease).await {
+                    tracing::debug!("task {} lease not renewed: {e}", run.id);
+                }
+            }
+        });
     }
 
     /// Records a task that already finished with `output` (a required-task tool that answered at

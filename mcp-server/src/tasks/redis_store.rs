@@ -6,6 +6,8 @@
 //! - `task:{id}`: the record as JSON, expiring with the task's TTL (Redis drops it).
 //! - `tasks:{listing}`: a sorted set of the ids listed under `listing` (all scores 0, so ids
 //!   sort by name and pages resume after an id), expiring with its longest-lived task.
+//! - `runner:{id}`: present while the replica running the task renews its lease; a task still
+//!   `working` without it lost its runner.
 //!
 //! A change is read, checked against the spec's transitions here, and written back only if
 //! the record did not change meanwhile (a compare-and-set script); a lost race retries.
@@ -38,6 +40,10 @@ impl RedisTaskStore {
     /// A store over `redis` (its key prefix scopes the records).
     pub fn new(redis: RedisHandle) -> Self {
         RedisTaskStore { redis }
+    }
+
+    fn runner_key(&self, id: &str) -> String {
+        self.redis.key(&format!("runner:{id}"))
     }
 
     fn record_key(&self, id: &str) -> String {
@@ -310,6 +316,37 @@ impl TaskStore for RedisTaskStore {
     ) -> StoreFuture<'_, Result<Vec<String>, TaskStoreError>> {
         // Redis drops expired records by itself; listings shed them when listed.
         Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+
+    fn renew_runner<'a>(
+        &'a self,
+        id: &'a str,
+        lease: Duration,
+    ) -> StoreFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            self.redis
+                .query::<redis::Value>(
+                    redis::cmd("SET")
+                        .arg(self.runner_key(id))
+                        .arg(1)
+                        .arg("PX")
+                        .arg(duration_millis(lease).max(1)),
+                )
+                .await
+                .map_err(unavailable)?;
+            Ok(())
+        })
+    }
+
+    fn runner_alive<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(async move {
+            let exists: i64 = self
+                .redis
+                .query(redis::cmd("EXISTS").arg(self.runner_key(id)))
+                .await
+                .map_err(unavailable)?;
+            Ok(exists == 1)
+        })
     }
 }
 

@@ -261,6 +261,23 @@ pub trait TaskStore: Send + Sync + 'static {
         &self,
         now: SystemTime,
     ) -> StoreFuture<'_, Result<Vec<String>, TaskStoreError>>;
+
+    /// Notes that the process running task `id` is alive for `lease` more. A shared store
+    /// keeps it so other replicas can tell a task whose runner died from one still running;
+    /// a store of one process needs nothing (the default).
+    fn renew_runner<'a>(
+        &'a self,
+        _id: &'a str,
+        _lease: Duration,
+    ) -> StoreFuture<'a, Result<(), TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Whether task `id`'s runner lease was renewed and has not run out (default: always, for
+    /// a store of one process).
+    fn runner_alive<'a>(&'a self, _id: &'a str) -> StoreFuture<'a, Result<bool, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(true)))
+    }
 }
 
 /// The in-memory task store: at most `capacity` records, expired ones dropped on the way.
