@@ -158,6 +158,7 @@ mod resource;
 mod server;
 mod services;
 mod session;
+pub mod shared;
 mod stdio;
 pub mod tasks;
 mod tool;

@@ -2,7 +2,7 @@
 //! `services`), the connections it serves, and changes at run time with their list-changed
 //! notifications. [`ServerBuilder`] (in `builder`) makes one.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -24,8 +24,10 @@ use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
+use crate::shared::bus::{BusEvent, NoBus, RedisBus, ReplicaBus};
+use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
-use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
+use crate::tasks::{MemoryTaskStore, RedisTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
 
 /// What a server offers: one service per capability.
@@ -82,6 +84,13 @@ impl Default for ServerOptions {
     }
 }
 
+/// What replicas may share: the request-state key, the task store, Redis.
+pub(crate) struct SharedParts {
+    pub(crate) seal_key: Option<SealKey>,
+    pub(crate) task_store: Option<Arc<dyn TaskStore>>,
+    pub(crate) redis: Option<RedisHandle>,
+}
+
 /// Called when a client's roots change.
 pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
@@ -102,6 +111,10 @@ struct ServerInner {
     sessions: Mutex<Vec<Weak<SessionState>>>,
     on_roots_list_changed: Option<RootsHook>,
     tasks: Arc<Tasks>,
+    /// Redis, when state is shared with other replicas.
+    redis: Option<RedisHandle>,
+    /// What carries changes to the other replicas; started on first use inside a runtime.
+    bus: OnceLock<Arc<dyn ReplicaBus>>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -132,10 +145,17 @@ impl Server {
         options: ServerOptions,
         offers: Offers,
         on_roots_list_changed: Option<RootsHook>,
-        seal_key: Option<SealKey>,
-        task_store: Option<Arc<dyn TaskStore>>,
+        shared: SharedParts,
     ) -> Server {
-        let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+        let SharedParts {
+            seal_key,
+            task_store,
+            redis,
+        } = shared;
+        let task_store = task_store.unwrap_or_else(|| match &redis {
+            Some(redis) => Arc::new(RedisTaskStore::new(redis.clone())),
+            None => Arc::new(MemoryTaskStore::default()),
+        });
         let tasks = Tasks::new(task_store, options.tasks.clone());
         let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
         let mut versions = options.protocol_versions.clone();
@@ -158,6 +178,8 @@ impl Server {
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
                 tasks,
+                redis,
+                bus: OnceLock::new(),
             }),
         }
     }
@@ -175,6 +197,71 @@ impl Server {
     /// The server's options.
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
+    }
+
+    /// The Redis handle state is shared through, when the server was built with one
+    /// ([`ServerBuilder::redis`]).
+    pub fn redis(&self) -> Option<&RedisHandle> {
+        self.inner.redis.as_ref()
+    }
+
+    /// Whether the server can serve requests now: always, unless its shared state is
+    /// unreachable (what `/readyz` reports).
+    pub async fn ready(&self) -> Result<(), SharedStateError> {
+        self.bus();
+        match &self.inner.redis {
+            Some(redis) => redis.ready().await,
+            None => Ok(()),
+        }
+    }
+
+    /// The bus to the other replicas: none without Redis; with Redis, started on first use
+    /// (a runtime is needed), its subscriber handing their events to this server.
+    pub(crate) fn bus(&self) -> &dyn ReplicaBus {
+        static NONE: NoBus = NoBus;
+        if let Some(bus) = self.inner.bus.get() {
+            return bus.as_ref();
+        }
+        let Some(redis) = &self.inner.redis else {
+            return &NONE;
+        };
+        if tokio::runtime::Handle::try_current().is_err() {
+            return &NONE;
+        }
+        let bus = self.inner.bus.get_or_init(|| {
+            let server = Arc::downgrade(&self.inner);
+            let replica = crate::http::new_random_id()
+                .map(String::from)
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
+            let deliver = Arc::new(move |event: BusEvent| {
+                if let Some(inner) = server.upgrade() {
+                    Server { inner }.on_bus_event(event);
+                }
+            });
+            let bus: Arc<dyn ReplicaBus> = Arc::new(RedisBus::start(redis, replica, deliver));
+            self.inner.tasks.set_bus(bus.clone());
+            bus
+        });
+        bus.as_ref()
+    }
+
+    /// What another replica told this one.
+    fn on_bus_event(&self, event: BusEvent) {
+        match event {
+            BusEvent::ResourceUpdated { uri } => self.resource_updated_here(&uri),
+            BusEvent::CancelTask { id } => {
+                if let Some(run) = self.inner.tasks.run(&id) {
+                    run.cancel.cancel();
+                    run.bump();
+                }
+            }
+            BusEvent::TaskInput { id, responses } => {
+                if let Some(run) = self.inner.tasks.run(&id) {
+                    let run = run.clone();
+                    tokio::spawn(async move { run.deliver(responses).await });
+                }
+            }
+        }
     }
 
     /// The versions offered in `initialize` (never empty).
@@ -234,6 +321,7 @@ impl Server {
         addr: A,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        self.bus();
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
@@ -244,6 +332,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        self.bus();
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
@@ -254,6 +343,7 @@ impl Server {
         transport: T,
         preinitialized: Option<ProtocolVersion>,
     ) -> RunningSession {
+        self.bus();
         let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
         if let Some(version) = preinitialized {
             let (capabilities, advertised) = self.capabilities(version);
@@ -419,8 +509,16 @@ impl Server {
         )
     }
 
-    /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`).
+    /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`),
+    /// on every replica when state is shared through Redis.
     pub fn notify_resource_updated(&self, uri: &str) {
+        self.resource_updated_here(uri);
+        self.bus()
+            .publish(BusEvent::ResourceUpdated { uri: uri.into() });
+    }
+
+    /// Tells the clients of this process subscribed to `uri` that it changed.
+    fn resource_updated_here(&self, uri: &str) {
         let targets: Vec<PeerHandle> = self
             .live_sessions()
             .iter()
