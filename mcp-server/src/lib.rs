@@ -158,6 +158,7 @@ mod resource;
 mod server;
 mod services;
 mod session;
+pub mod session_store;
 mod stdio;
 pub mod tasks;
 mod tool;

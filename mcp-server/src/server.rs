@@ -21,9 +21,11 @@ use crate::error::ServerError;
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
+use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
+use crate::session_store::{SessionMirror, StoreLink};
 use crate::stdio::StdioTransport;
 use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
@@ -283,6 +285,39 @@ impl Server {
         }
         sessions.push(Arc::downgrade(&state));
         RunningSession { peer, state }
+    }
+
+    /// Ties a session to its record in the shared session store: restores what it negotiated
+    /// when another replica made it, and writes the client's later changes through.
+    pub(crate) fn link_session(&self, running: &RunningSession, link: Arc<StoreLink>) {
+        let state = &running.state;
+        if let Some(restored) = link.take_restored() {
+            let record = &restored.record;
+            let version = record.protocol_version;
+            let parsed = serde_json::from_str(&record.client_capabilities)
+                .and_then(|caps| Ok((caps, serde_json::from_str(&record.client_info)?)));
+            match parsed {
+                Ok((client_capabilities, client_info)) => {
+                    let (server_capabilities, advertised) = self.capabilities(version);
+                    state.restore(
+                        Negotiated {
+                            version,
+                            client_capabilities,
+                            client_info,
+                            server_capabilities,
+                            advertised,
+                        },
+                        record.log_level,
+                        restored.subscriptions,
+                    );
+                    running.peer.set_protocol_version(version);
+                }
+                Err(e) => tracing::warn!("a stored session's initialize is unreadable: {e}"),
+            }
+        }
+        let mirror: Arc<dyn SessionMirror> = state.clone();
+        link.set_mirror(Arc::downgrade(&mirror));
+        state.set_link(link);
     }
 
     /// Serves the process's stdin and stdout until input ends, in-flight requests are answered

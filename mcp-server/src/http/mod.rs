@@ -61,6 +61,7 @@ pub use mirrored_headers::ToolHeaderParam;
 pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
+use crate::session_store::SessionStore;
 use modern::ConnectionSession;
 use security::HostGuard;
 use session::{Session, SessionTable};
@@ -154,6 +155,10 @@ pub struct HttpConfig {
     pub auth: Option<AuthConfig>,
     /// On shutdown, how long in-flight requests may still finish (default 5 s).
     pub shutdown_grace: Duration,
+    /// Where 2025-era sessions are kept so that every replica serves every session (default:
+    /// none, sessions live in this process only). With a store, `max_sessions` and
+    /// `session_idle_timeout` hold across every replica sharing it.
+    pub session_store: Option<Arc<dyn SessionStore>>,
 }
 
 impl Default for HttpConfig {
@@ -179,6 +184,7 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             auth: None,
             shutdown_grace: Duration::from_secs(5),
+            session_store: None,
         }
     }
 }
@@ -275,8 +281,12 @@ pub fn serve_session(
 ) -> crate::RunningSession {
     let version = transport.stateless_version();
     let identity = transport.identity_cell();
+    let link = transport.store_link();
     let running = server.serve_session(transport, version);
     running.state.set_identity_source(identity);
+    if let Some(link) = link {
+        server.link_session(&running, link);
+    }
     running
 }
 
@@ -345,6 +355,33 @@ impl App {
     pub(crate) fn start_session(&self, session: &Arc<Session>) {
         let keep = self.factory.start(session.transport());
         session.keep(keep);
+    }
+
+    /// Closes expired sessions; with a shared store, keeps the sessions with open streams here
+    /// alive in it and closes those removed through another replica.
+    fn sweep(self: &Arc<Self>) {
+        self.sessions.sweep();
+        let Some(store) = self.config.session_store.clone() else {
+            return;
+        };
+        let ids = self.sessions.attached_ids();
+        if ids.is_empty() {
+            return;
+        }
+        let app = self.clone();
+        tokio::spawn(async move {
+            let idle = app.config.session_idle_timeout;
+            match store.keep_alive(&ids, idle).await {
+                Ok(alive) => {
+                    for (id, alive) in ids.iter().zip(alive) {
+                        if !alive {
+                            app.sessions.remove(id);
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot keep sessions with open streams alive: {e}"),
+            }
+        });
     }
 
     async fn handle(
@@ -447,7 +484,7 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
-            _ = sweep.tick() => app.sessions.sweep(),
+            _ = sweep.tick() => app.sweep(),
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => {
                 let (tcp, _) = match accepted {

@@ -92,6 +92,53 @@ impl SessionTable {
         Ok(session)
     }
 
+    /// The session `id` created on another replica, made here (or the one a concurrent request
+    /// made first), which `prepare` starts before any other request can see it. The flag is true
+    /// when this call made it.
+    pub(crate) fn restore(
+        &self,
+        id: &str,
+        prepare: impl FnOnce(&Arc<Session>),
+    ) -> Result<(Arc<Session>, bool), CreateError> {
+        let now = self.now();
+        let mut sessions = self.write();
+        if let Some(existing) = sessions.get(id) {
+            existing.last_active.store(now, Ordering::Release);
+            return Ok((existing.clone(), false));
+        }
+        if sessions.len() >= self.max {
+            sessions.retain(|_, s| {
+                let dead = s.is_closed() || self.expired(s, now);
+                if dead {
+                    s.close();
+                }
+                !dead
+            });
+            if sessions.len() >= self.max {
+                return Err(CreateError::Full);
+            }
+        }
+        let session = Arc::new(Session::new(
+            id.into(),
+            SessionKind::Streamable,
+            self.replay,
+            now,
+        ));
+        // Started before it is visible, so no request finds it half made.
+        prepare(&session);
+        sessions.insert(id.into(), session.clone());
+        Ok((session, true))
+    }
+
+    /// The ids of the sessions with an open stream or a request in flight.
+    pub(crate) fn attached_ids(&self) -> Vec<String> {
+        self.read()
+            .values()
+            .filter(|s| s.attached.load(Ordering::Acquire) > 0 && !s.is_closed())
+            .map(|s| s.id().to_owned())
+            .collect()
+    }
+
     /// Removes and closes a session; true if it existed.
     pub(crate) fn remove(&self, id: &str) -> bool {
         let removed = self.write().remove(id);

@@ -1,0 +1,241 @@
+//! Replicas sharing 2025-era sessions through a session store: a session made through one
+//! server is served by the others (its negotiated state, log level and subscriptions restored),
+//! a DELETE through one ends it everywhere, and the session cap and idle expiry hold across
+//! them. Each scenario runs on a `MemorySessionStore` shared in this process and on a
+//! `RedisSessionStore` against the machine's Redis (127.0.0.1:6379, a key prefix of its own).
+
+mod http_common;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_common::*;
+use mcp_server::http::{HttpConfig, HttpServer};
+use mcp_server::session_store::{MemorySessionStore, RedisSessionStore, SessionStore};
+use mcp_server::{Context, LoggingLevel, Resource, ResourceRequest, Server, Tool};
+use serde_json::{json, Value};
+
+const V: &str = "2025-06-18";
+const REDIS: &str = "redis://127.0.0.1:6379";
+
+fn server() -> Server {
+    Server::builder("replica", "0.1.0")
+        .tool(
+            Tool::new("log", "Logs at info and at error, then answers"),
+            |ctx: Context| async move {
+                ctx.log(LoggingLevel::Info, "an info line").await;
+                ctx.log(LoggingLevel::Error, "an error line").await;
+                "logged"
+            },
+        )
+        .tool(
+            Tool::new("client", "Names the client this session was initialized by"),
+            |ctx: Context| async move {
+                ctx.client_info()
+                    .map_or_else(|| "unknown".to_owned(), |i| i.name.clone())
+            },
+        )
+        .resource(Resource::new("test://r", "r"), |_: ResourceRequest| async {
+            "r"
+        })
+        .build()
+}
+
+/// A key prefix no other test run uses.
+fn prefix(test: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("mcp-test:{test}:{}:{nanos}:", std::process::id())
+}
+
+async fn redis_store(test: &str) -> Arc<dyn SessionStore> {
+    let store = RedisSessionStore::connect(REDIS, prefix(test), Duration::from_secs(2))
+        .await
+        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
+    Arc::new(store)
+}
+
+/// `n` servers (replicas) sharing `store`, each with its HTTP server.
+async fn replicas(
+    n: usize,
+    store: &Arc<dyn SessionStore>,
+    tune: impl Fn(&mut HttpConfig),
+) -> Vec<(Server, HttpServer)> {
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let mut config = HttpConfig {
+            session_store: Some(store.clone()),
+            ..HttpConfig::default()
+        };
+        tune(&mut config);
+        let server = server();
+        let http = server
+            .serve_http(("127.0.0.1", 0), config)
+            .await
+            .expect("bind");
+        out.push((server, http));
+    }
+    out
+}
+
+fn session_headers(id: &str) -> [(&str, &str); 2] {
+    [("Mcp-Session-Id", id), ("MCP-Protocol-Version", V)]
+}
+
+fn rpc(id: i64, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// The JSON-RPC answer of a reply: the JSON body, or the last SSE event's data.
+fn answer(reply: &Reply) -> Value {
+    if reply
+        .header("content-type")
+        .is_some_and(|c| c.starts_with("text/event-stream"))
+    {
+        let events = reply.events();
+        let last = events.last().expect("an SSE answer");
+        serde_json::from_str(&last.data).expect("JSON event")
+    } else {
+        reply.json()
+    }
+}
+
+/// The data of every `notifications/message` in an SSE reply.
+fn log_lines(reply: &Reply) -> Vec<String> {
+    reply
+        .events()
+        .iter()
+        .filter_map(|e| serde_json::from_str::<Value>(&e.data).ok())
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| m["params"]["data"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+async fn any_replica_serves_any_session(store: Arc<dyn SessionStore>) {
+    let servers = replicas(3, &store, |_| {}).await;
+    let addr: Vec<SocketAddr> = servers.iter().map(|(_, h)| h.local_addr()).collect();
+    let id = open_session(addr[0], V).await;
+    let headers = session_headers(&id);
+
+    // Restored on the second replica: initialized, and its client is the one that said hello.
+    let reply = post(addr[1], &headers, &call(2, "client", json!({}))).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(answer(&reply)["result"]["content"][0]["text"], "test");
+    let listed = post(addr[2], &headers, &rpc(3, "tools/list", json!({}))).await;
+    assert_eq!(
+        answer(&listed)["result"]["tools"].as_array().map(Vec::len),
+        Some(2)
+    );
+
+    // The level set through one replica holds on the others, also on one already holding it.
+    let set = post(
+        addr[0],
+        &headers,
+        &rpc(4, "logging/setLevel", json!({"level": "error"})),
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.text());
+    for (i, a) in addr.iter().enumerate() {
+        let reply = post(*a, &headers, &call(10 + i as i64, "log", json!({}))).await;
+        assert_eq!(log_lines(&reply), vec!["an error line"], "replica {i}");
+    }
+
+    // A subscription made through one replica reaches the copy another one holds.
+    let subscribe = rpc(5, "resources/subscribe", json!({"uri": "test://r"}));
+    assert_eq!(post(addr[1], &headers, &subscribe).await.status, 200);
+    let mut stream = SseReader::open(
+        addr[2],
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), headers[0], headers[1]],
+        b"",
+    )
+    .await;
+    assert_eq!(stream.status, 200);
+    // The GET above read the session's record, subscriptions included.
+    let mut updated = None;
+    for _ in 0..50 {
+        servers[2].0.notify_resource_updated("test://r");
+        if let Ok(Some(event)) =
+            tokio::time::timeout(Duration::from_millis(100), stream.next()).await
+        {
+            if event.data.contains("notifications/resources/updated") {
+                updated = Some(event.data);
+                break;
+            }
+        }
+    }
+    let updated = updated.expect("resources/updated on the GET stream of the third replica");
+    assert!(updated.contains("test://r"), "{updated}");
+    drop(stream);
+
+    // DELETE through one replica ends the session on all of them.
+    let deleted = request(addr[2], "DELETE", "/mcp", &headers, b"").await;
+    assert_eq!(deleted.status, 200, "{}", deleted.text());
+    for a in &addr {
+        let reply = post(*a, &headers, &rpc(6, "ping", json!({}))).await;
+        assert_eq!(reply.status, 404, "{}", reply.text());
+    }
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+}
+
+async fn the_cap_and_expiry_hold_across_replicas(store: Arc<dyn SessionStore>) {
+    let servers = replicas(2, &store, |c| {
+        c.max_sessions = 2;
+        c.session_idle_timeout = Duration::from_millis(400);
+    })
+    .await;
+    let (a, b) = (servers[0].1.local_addr(), servers[1].1.local_addr());
+    let first = open_session(a, V).await;
+    let _second = open_session(b, V).await;
+    let third = post(a, &[], &initialize(1, V)).await;
+    assert_eq!(third.status, 503, "{}", third.text());
+    assert!(
+        third.text().contains("too many sessions"),
+        "{}",
+        third.text()
+    );
+    // Idle past the timeout, the sessions expire everywhere and make room.
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let reply = post(b, &session_headers(&first), &rpc(2, "ping", json!({}))).await;
+    assert_eq!(reply.status, 404, "{}", reply.text());
+    let again = post(b, &[], &initialize(1, V)).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn memory_store_any_replica_serves_any_session() {
+    any_replica_serves_any_session(Arc::new(MemorySessionStore::new())).await;
+}
+
+#[tokio::test]
+async fn redis_store_any_replica_serves_any_session() {
+    any_replica_serves_any_session(redis_store("any-replica").await).await;
+}
+
+#[tokio::test]
+async fn memory_store_cap_and_expiry() {
+    the_cap_and_expiry_hold_across_replicas(Arc::new(MemorySessionStore::new())).await;
+}
+
+#[tokio::test]
+async fn redis_store_cap_and_expiry() {
+    the_cap_and_expiry_hold_across_replicas(redis_store("cap-expiry").await).await;
+}
+
+#[tokio::test]
+async fn redis_down_is_a_clear_503() {
+    // A port nothing listens on: the store cannot connect, so it is made lazily here by hand.
+    let dead =
+        RedisSessionStore::connect("redis://127.0.0.1:1", "x:", Duration::from_millis(300)).await;
+    assert!(dead.is_err(), "connecting to a closed port must fail");
+    let message = dead.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("unavailable"), "{message}");
+}
