@@ -148,6 +148,7 @@ mod context;
 #[cfg(feature = "schemars")]
 mod derived_schema;
 mod error;
+pub mod event_store;
 mod handler;
 pub mod http;
 mod modern;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http_common::*;
+use mcp_server::event_store::{EventStore, MemoryEventStore, RedisEventStore};
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::session_store::{MemorySessionStore, RedisSessionStore, SessionStore};
 use mcp_server::{Context, LoggingLevel, Resource, ResourceRequest, Server, Tool};
@@ -57,16 +58,57 @@ async fn redis_store(test: &str) -> Arc<dyn SessionStore> {
     Arc::new(store)
 }
 
+/// A session store and an event store, both in this process or both in Redis.
+struct Stores {
+    sessions: Arc<dyn SessionStore>,
+    events: Option<Arc<dyn EventStore>>,
+}
+
+fn memory_stores() -> Stores {
+    Stores {
+        sessions: Arc::new(MemorySessionStore::new()),
+        events: Some(Arc::new(MemoryEventStore::new())),
+    }
+}
+
+async fn redis_stores(test: &str) -> Stores {
+    let prefix = prefix(test);
+    let sessions = RedisSessionStore::connect(REDIS, prefix.clone(), Duration::from_secs(2))
+        .await
+        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
+    let events = RedisEventStore::connect(REDIS, prefix, Duration::from_secs(2))
+        .await
+        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
+    Stores {
+        sessions: Arc::new(sessions),
+        events: Some(Arc::new(events)),
+    }
+}
+
 /// `n` servers (replicas) sharing `store`, each with its HTTP server.
 async fn replicas(
     n: usize,
     store: &Arc<dyn SessionStore>,
     tune: impl Fn(&mut HttpConfig),
 ) -> Vec<(Server, HttpServer)> {
+    let stores = Stores {
+        sessions: store.clone(),
+        events: None,
+    };
+    replicas_with(n, &stores, tune).await
+}
+
+/// `n` servers (replicas) sharing `stores`, each with its HTTP server.
+async fn replicas_with(
+    n: usize,
+    stores: &Stores,
+    tune: impl Fn(&mut HttpConfig),
+) -> Vec<(Server, HttpServer)> {
     let mut out = Vec::new();
     for _ in 0..n {
         let mut config = HttpConfig {
-            session_store: Some(store.clone()),
+            session_store: Some(stores.sessions.clone()),
+            event_store: stores.events.clone(),
             ..HttpConfig::default()
         };
         tune(&mut config);
@@ -238,4 +280,84 @@ async fn redis_down_is_a_clear_503() {
     assert!(dead.is_err(), "connecting to a closed port must fail");
     let message = dead.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(message.contains("unavailable"), "{message}");
+}
+
+/// A GET on the standalone stream, resuming after `last` when given.
+async fn standalone(addr: SocketAddr, id: &str, last: Option<&str>) -> SseReader {
+    let mut headers = vec![
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", id),
+        ("MCP-Protocol-Version", V),
+    ];
+    if let Some(last) = last {
+        headers.push(("Last-Event-ID", last));
+    }
+    let reader = SseReader::open(addr, "GET", "/mcp", &headers, b"").await;
+    assert_eq!(reader.status, 200);
+    reader
+}
+
+/// The next event with data on `stream`, within the test's wait.
+async fn next_event(stream: &mut SseReader) -> mcp_proto::sse::SseEvent {
+    loop {
+        let event = stream
+            .next()
+            .await
+            .expect("an event before the stream ended");
+        if !event.data.is_empty() {
+            return event;
+        }
+    }
+}
+
+async fn standalone_stream_resumes_on_another_replica(stores: Stores) {
+    let servers = replicas_with(3, &stores, |_| {}).await;
+    let addr: Vec<SocketAddr> = servers.iter().map(|(_, h)| h.local_addr()).collect();
+    let id = open_session(addr[0], V).await;
+    let headers = session_headers(&id);
+    let subscribe = rpc(2, "resources/subscribe", json!({"uri": "test://r"}));
+    assert_eq!(post(addr[1], &headers, &subscribe).await.status, 200);
+    // Every replica reads the session (and its subscription) once.
+    for a in &addr {
+        assert_eq!(
+            post(*a, &headers, &rpc(3, "ping", json!({}))).await.status,
+            200
+        );
+    }
+    let mut stream = standalone(addr[2], &id, None).await;
+    let mut ids = Vec::new();
+    // Changes on each replica in turn all reach the one GET stream, in store order.
+    for (server, _) in &servers {
+        server.notify_resource_updated("test://r");
+        let event = next_event(&mut stream).await;
+        assert!(event.data.contains("test://r"), "{}", event.data);
+        ids.push(event.id.expect("an event id"));
+    }
+    // The connection is cut; more happens meanwhile; the client resumes through another replica.
+    drop(stream);
+    for server in &servers {
+        server.0.notify_resource_updated("test://r");
+    }
+    let mut resumed = standalone(addr[0], &id, ids.last().map(String::as_str)).await;
+    for _ in 0..3 {
+        ids.push(next_event(&mut resumed).await.id.expect("an event id"));
+    }
+    servers[1].0.notify_resource_updated("test://r");
+    ids.push(next_event(&mut resumed).await.id.expect("an event id"));
+    let expected: Vec<String> = (1..=7).map(|seq| format!("0-{seq}")).collect();
+    assert_eq!(ids, expected, "every event once, in order");
+    drop(resumed);
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn memory_stores_standalone_stream_resumes_on_another_replica() {
+    standalone_stream_resumes_on_another_replica(memory_stores()).await;
+}
+
+#[tokio::test]
+async fn redis_stores_standalone_stream_resumes_on_another_replica() {
+    standalone_stream_resumes_on_another_replica(redis_stores("resume").await).await;
 }

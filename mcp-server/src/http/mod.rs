@@ -61,6 +61,7 @@ pub use mirrored_headers::ToolHeaderParam;
 pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
+use crate::event_store::{EventLimits, EventStore};
 use crate::session_store::SessionStore;
 use modern::ConnectionSession;
 use security::HostGuard;
@@ -159,6 +160,10 @@ pub struct HttpConfig {
     /// none, sessions live in this process only). With a store, `max_sessions` and
     /// `session_idle_timeout` hold across every replica sharing it.
     pub session_store: Option<Arc<dyn SessionStore>>,
+    /// Where the standalone (GET) streams of shared sessions are kept, so `Last-Event-ID`
+    /// resumes them through any replica (used with `session_store`; default: none, each
+    /// replica keeps its streams).
+    pub event_store: Option<Arc<dyn EventStore>>,
 }
 
 impl Default for HttpConfig {
@@ -185,6 +190,7 @@ impl Default for HttpConfig {
             auth: None,
             shutdown_grace: Duration::from_secs(5),
             session_store: None,
+            event_store: None,
         }
     }
 }
@@ -355,6 +361,17 @@ impl App {
     pub(crate) fn start_session(&self, session: &Arc<Session>) {
         let keep = self.factory.start(session.transport());
         session.keep(keep);
+    }
+
+    /// Keeps `session`'s standalone stream in the shared event store, if there is one.
+    pub(crate) fn share_events(&self, session: &Session) {
+        if let Some(store) = &self.config.event_store {
+            let limits = EventLimits {
+                retained: self.config.replay_buffer,
+                ttl: self.config.session_idle_timeout,
+            };
+            session.share_events(store.clone(), limits);
+        }
     }
 
     /// Closes expired sessions; with a shared store, keeps the sessions with open streams here

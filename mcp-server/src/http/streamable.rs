@@ -192,6 +192,7 @@ async fn shared_session(
     let made = app.sessions.restore(id, |session| {
         session.set_version(version);
         session.link(StoreLink::new(id, store.clone(), idle, Some(restored)));
+        app.share_events(session);
         app.start_session(session);
     });
     match made {
@@ -372,6 +373,7 @@ async fn post(
                     if let Some(store) = &app.config.session_store {
                         let idle = app.config.session_idle_timeout;
                         session.link(StoreLink::new(session.id(), store.clone(), idle, None));
+                        app.share_events(&session);
                     }
                     app.start_session(&session);
                     (session, true)
@@ -674,6 +676,17 @@ async fn get(
         .get(&LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(session::parse_event_id);
+    if app.config.session_store.is_some() {
+        let after = resume.and_then(|(id, seq)| (id == session::STANDALONE).then_some(seq));
+        if let Err(e) = session.prepare_standalone(after).await {
+            tracing::warn!("event store: {e}");
+            return body::rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                &format!("Service Unavailable: {e}"),
+            );
+        }
+    }
     let (stream, after) = match resume.and_then(|(id, seq)| Some((session.stream(id)?, seq))) {
         Some((stream, seq)) => (stream, Some(seq)),
         None => match session.standalone() {
@@ -721,6 +734,11 @@ async fn delete(
     if let Some(store) = &app.config.session_store {
         if let Err(e) = store.remove(session.id()).await {
             return store_failed(&e).into();
+        }
+    }
+    if let Some(events) = &app.config.event_store {
+        if let Err(e) = events.remove(session.id()).await {
+            tracing::warn!("event store: {e}");
         }
     }
     if app.sessions.remove(session.id()) {

@@ -8,6 +8,7 @@
 
 mod delivery;
 mod inbox;
+mod shared_events;
 mod stream;
 mod table;
 mod transport;
@@ -80,6 +81,8 @@ pub(crate) struct Session {
     identity: Arc<IdentityCell>,
     /// The session's record in a shared session store, when replicas share sessions.
     link: OnceLock<Arc<StoreLink>>,
+    /// The standalone stream's home in a shared event store, when replicas share sessions.
+    events: OnceLock<shared_events::SharedEvents>,
 }
 
 #[derive(Default)]
@@ -120,6 +123,7 @@ impl Session {
             peer: OnceLock::new(),
             identity: Arc::default(),
             link: OnceLock::new(),
+            events: OnceLock::new(),
         }
     }
 
