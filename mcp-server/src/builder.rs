@@ -15,7 +15,8 @@ use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
-use crate::server::{Offers, RootsHook, Server, ServerOptions};
+use crate::server::{Offers, RootsHook, Server, ServerOptions, SharedParts};
+use crate::shared::{RedisConfig, RedisHandle, StateBackend};
 use crate::tasks::{TaskOptions, TaskStore};
 use crate::tool::{IntoToolResult, Tool};
 
@@ -29,6 +30,7 @@ pub struct ServerBuilder<S = ()> {
     on_roots_list_changed: Option<RootsHook>,
     seal_key: Option<SealKey>,
     task_store: Option<Arc<dyn TaskStore>>,
+    backend: StateBackend,
     errors: Vec<String>,
     state: S,
 }
@@ -44,6 +46,7 @@ impl ServerBuilder {
             on_roots_list_changed: None,
             seal_key: None,
             task_store: None,
+            backend: StateBackend::Memory,
             errors: Vec::new(),
             state: (),
         }
@@ -62,6 +65,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             on_roots_list_changed: self.on_roots_list_changed,
             seal_key: self.seal_key,
             task_store: self.task_store,
+            backend: self.backend,
             errors: self.errors,
             state,
         }
@@ -241,6 +245,19 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
+    /// Where state shared by replicas lives (default [`StateBackend::Memory`]: in this process).
+    /// With Redis, `/readyz` reports whether Redis answers, and the shared stores use it.
+    pub fn shared_state(mut self, backend: StateBackend) -> Self {
+        self.backend = backend;
+        self
+    }
+
+    /// Shares state with other replicas through Redis at `url` (keys under `mcp:`; see
+    /// [`shared_state`](Self::shared_state) with a [`RedisConfig`] to change that).
+    pub fn redis(self, url: impl Into<String>) -> Self {
+        self.shared_state(StateBackend::Redis(RedisConfig::new(url)))
+    }
+
     /// How long tasks are kept and how often clients should poll them.
     pub fn task_options(mut self, options: TaskOptions) -> Self {
         self.options.tasks = options;
@@ -260,8 +277,19 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Builds the server, or says which registration was invalid (a bad URI template).
-    pub fn try_build(self) -> Result<Server, ServerError> {
+    /// Builds the server, or says which registration was invalid (a bad URI template, a bad
+    /// Redis URL).
+    pub fn try_build(mut self) -> Result<Server, ServerError> {
+        let redis = match &self.backend {
+            StateBackend::Memory => None,
+            StateBackend::Redis(config) => match RedisHandle::new(config.clone()) {
+                Ok(handle) => Some(handle),
+                Err(e) => {
+                    self.errors.push(e.to_string());
+                    None
+                }
+            },
+        };
         if !self.errors.is_empty() {
             return Err(ServerError::InvalidParams(self.errors.join("; ")));
         }
@@ -271,12 +299,15 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             self.options,
             self.offers,
             self.on_roots_list_changed,
-            self.seal_key,
-            self.task_store,
+            SharedParts {
+                seal_key: self.seal_key,
+                task_store: self.task_store,
+                redis,
+            },
         ))
     }
 
-    /// Builds the server. Panics on an invalid URI template, a programming error that
+    /// Builds the server. Panics on an invalid URI template or Redis URL, errors that
     /// [`try_build`](Self::try_build) reports instead.
     pub fn build(self) -> Server {
         match self.try_build() {

@@ -160,6 +160,7 @@ mod server;
 mod services;
 mod session;
 pub mod session_store;
+pub mod shared;
 mod stdio;
 pub mod tasks;
 mod tool;

@@ -26,6 +26,7 @@ use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, Resour
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::session_store::{SessionMirror, StoreLink};
+use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
 use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
@@ -84,6 +85,13 @@ impl Default for ServerOptions {
     }
 }
 
+/// What replicas may share: the request-state key, the task store, Redis.
+pub(crate) struct SharedParts {
+    pub(crate) seal_key: Option<SealKey>,
+    pub(crate) task_store: Option<Arc<dyn TaskStore>>,
+    pub(crate) redis: Option<RedisHandle>,
+}
+
 /// Called when a client's roots change.
 pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
@@ -104,6 +112,8 @@ struct ServerInner {
     sessions: Mutex<Vec<Weak<SessionState>>>,
     on_roots_list_changed: Option<RootsHook>,
     tasks: Arc<Tasks>,
+    /// Redis, when state is shared with other replicas.
+    redis: Option<RedisHandle>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -134,9 +144,13 @@ impl Server {
         options: ServerOptions,
         offers: Offers,
         on_roots_list_changed: Option<RootsHook>,
-        seal_key: Option<SealKey>,
-        task_store: Option<Arc<dyn TaskStore>>,
+        shared: SharedParts,
     ) -> Server {
+        let SharedParts {
+            seal_key,
+            task_store,
+            redis,
+        } = shared;
         let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
         let tasks = Tasks::new(task_store, options.tasks.clone());
         let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
@@ -160,6 +174,7 @@ impl Server {
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
                 tasks,
+                redis,
             }),
         }
     }
@@ -177,6 +192,21 @@ impl Server {
     /// The server's options.
     pub fn options(&self) -> &ServerOptions {
         &self.inner.options
+    }
+
+    /// The Redis handle state is shared through, when the server was built with one
+    /// ([`ServerBuilder::redis`]).
+    pub fn redis(&self) -> Option<&RedisHandle> {
+        self.inner.redis.as_ref()
+    }
+
+    /// Whether the server can serve requests now: always, unless its shared state is
+    /// unreachable (what `/readyz` reports).
+    pub async fn ready(&self) -> Result<(), SharedStateError> {
+        match &self.inner.redis {
+            Some(redis) => redis.ready().await,
+            None => Ok(()),
+        }
     }
 
     /// The versions offered in `initialize` (never empty).

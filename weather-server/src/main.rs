@@ -9,6 +9,7 @@ mod clock;
 mod open_meteo;
 mod protection;
 mod provider;
+mod replicas;
 mod synthetic;
 mod watch;
 mod weather;
@@ -45,6 +46,15 @@ OPTIONS:
                             2026-08-02T07:00:00Z, or Unix seconds): answers become fixed
     --update-interval SECS  Every SECS, move the embedded weather one hour forward and notify
                             subscribers of weather://current/{city} (default: off)
+    --redis URL             Share state with other replicas through Redis (redis://HOST:PORT):
+                            tasks, subscriptions/listen changes, /readyz; also MCP_REDIS_URL.
+                            Without it everything stays in this process
+    --redis-prefix P        Prefix of every Redis key and channel (default mcp:weather:); also
+                            MCP_REDIS_PREFIX
+    --redis-timeout SECS    Longest wait for one Redis command (default 2)
+    --state-key KEY         The key sealing 2026-07-28 requestStates, the same on every replica:
+                            hex (at least 32 bytes) or a file holding it; also MCP_STATE_KEY.
+                            Default: a random key per process
     --log-level LEVEL       error, warn, info, debug or trace (default warn); logs go to stderr
     -h, --help              Print this help
     -V, --version           Print the version
@@ -60,6 +70,7 @@ struct Args {
     update_interval: Option<Duration>,
     log_level: tracing::Level,
     auth: protection::AuthArgs,
+    replicas: replicas::ReplicaArgs,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
@@ -73,6 +84,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
         update_interval: None,
         log_level: tracing::Level::WARN,
         auth: protection::AuthArgs::default(),
+        replicas: replicas::ReplicaArgs::default(),
     };
     while let Some(arg) = argv.next() {
         let mut value = |name: &str| {
@@ -80,6 +92,9 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 .ok_or_else(|| format!("{name} needs a value; see --help"))
         };
         if args.auth.take(&arg, || value(&arg))? {
+            continue;
+        }
+        if args.replicas.take(&arg, || value(&arg))? {
             continue;
         }
         match arg.as_str() {
@@ -146,6 +161,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, St
             other => return Err(format!("unknown argument {other:?}; see --help")),
         }
     }
+    args.replicas = args.replicas.with_env(|name| std::env::var(name).ok());
     if args.auth.enabled() && args.http.is_none() {
         return Err("--auth-issuer needs --http: stdio takes no tokens".into());
     }
@@ -204,7 +220,22 @@ async fn run(args: Args) -> ExitCode {
     } else {
         Provider::embedded(args.clock)
     };
-    let server = weather::build(provider.clone());
+    let mut builder = weather::builder(provider.clone()).shared_state(args.replicas.backend());
+    match args.replicas.state_key() {
+        Ok(Some(key)) => builder = builder.request_state_key(key),
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let server = match builder.try_build() {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if let Some(every) = args.update_interval {
         weather::spawn_updates(server.clone(), provider, every);
     }

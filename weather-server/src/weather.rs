@@ -12,7 +12,8 @@ use mcp_server::schema::{
 use mcp_server::schemars;
 use mcp_server::{
     CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
-    ResourceRequest, ResourceTemplate, Server, ServerError, State, Structured, Tool, ToolError,
+    ResourceRequest, ResourceTemplate, Server, ServerBuilder, ServerError, State, Structured, Tool,
+    ToolError,
 };
 
 use crate::cities::{self, City, CITIES};
@@ -609,7 +610,9 @@ and report how they changed: temperature range, the skies seen, how many samples
 progress notification per sample when the call carries a progress token; cancel it to stop early.";
 
 /// The weather server, answering from `provider`.
-pub fn build(provider: Provider) -> Server {
+/// The weather server's builder, everything registered: the caller may add deployment
+/// settings (shared state, the request-state key) before it builds.
+pub fn builder(provider: Provider) -> ServerBuilder<Arc<Provider>> {
     let weather_hints = annotations(provider.is_networked());
     Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
         .title("Weather")
@@ -684,7 +687,6 @@ pub fn build(provider: Provider) -> Server {
         .template_completion(CURRENT_TEMPLATE, "city", |req: CompletionRequest| async move {
             complete_city_slug(&req.value)
         })
-        .build()
 }
 
 /// Moves the embedded weather forward one hour every `every`, and tells subscribers of each

@@ -30,6 +30,7 @@
 
 mod bearer;
 mod body;
+mod health;
 mod legacy_sse;
 mod mirrored_headers;
 mod modern;
@@ -39,7 +40,9 @@ mod streamable;
 
 use std::any::Any;
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -55,6 +58,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use bearer::{AuthConfig, PROTECTED_RESOURCE_PATH};
 pub use body::ResponseBody;
+pub use health::{HEALTH_PATH, READY_PATH};
 pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
 /// 128 random bits from the OS's CSPRNG, hex (session and task ids).
@@ -164,6 +168,9 @@ pub struct HttpConfig {
     /// resumes them through any replica (used with `session_store`; default: none, each
     /// replica keeps its streams).
     pub event_store: Option<Arc<dyn EventStore>>,
+    /// Serve `GET /healthz` (the process is up) and `GET /readyz` (and what it needs is
+    /// reachable: 503 with a JSON `reason` otherwise), without authorization (default true).
+    pub health_endpoints: bool,
 }
 
 impl Default for HttpConfig {
@@ -191,6 +198,7 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(5),
             session_store: None,
             event_store: None,
+            health_endpoints: true,
         }
     }
 }
@@ -206,6 +214,12 @@ pub trait SessionFactory: Send + Sync + 'static {
     fn tool_header_params(&self, _tool: &str) -> Vec<ToolHeaderParam> {
         Vec::new()
     }
+
+    /// Whether sessions can be served now (`/readyz`): `Err` names what is unreachable.
+    /// Always ready by default.
+    fn ready(&self) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// The session factory of a [`Server`](crate::Server): each session served by
@@ -219,6 +233,10 @@ impl SessionFactory for ServerSessions {
 
     fn tool_header_params(&self, tool: &str) -> Vec<ToolHeaderParam> {
         self.0.offers().tools.header_params(tool)
+    }
+
+    fn ready(&self) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>> {
+        Box::pin(async move { self.0.ready().await.map_err(|e| e.to_string()) })
     }
 }
 
@@ -410,6 +428,9 @@ impl App {
             return refusal.into();
         }
         let path = req.uri().path();
+        if let Some(response) = health::answer(&self, req.method(), path).await {
+            return response;
+        }
         if let Some(auth) = &self.config.auth {
             if auth.metadata.is_some()
                 && (path == PROTECTED_RESOURCE_PATH

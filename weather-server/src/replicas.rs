@@ -1,0 +1,158 @@
+//! Running as one of several replicas: where shared state lives (`--redis`, `MCP_REDIS_URL`)
+//! and the key every replica seals MRTR request states with (`--state-key`, `MCP_STATE_KEY`).
+//! Without them, everything stays in this process.
+
+use std::time::Duration;
+
+use mcp_server::shared::{RedisConfig, StateBackend};
+
+/// The shortest state key accepted, in bytes.
+const MIN_KEY_BYTES: usize = 32;
+
+/// What the command line and environment say about sharing state.
+#[derive(Debug, Default)]
+pub struct ReplicaArgs {
+    redis_url: Option<String>,
+    redis_prefix: Option<String>,
+    redis_timeout: Option<Duration>,
+    state_key: Option<String>,
+}
+
+impl ReplicaArgs {
+    /// Takes `arg` (reading its value with `value`) if it is one of ours; `Ok(false)` if not.
+    pub fn take(
+        &mut self,
+        arg: &str,
+        value: impl FnOnce() -> Result<String, String>,
+    ) -> Result<bool, String> {
+        match arg {
+            "--redis" => self.redis_url = Some(value()?),
+            "--redis-prefix" => self.redis_prefix = Some(value()?),
+            "--redis-timeout" => {
+                let v = value()?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                    .ok_or_else(|| format!("--redis-timeout {v:?}: expected positive seconds"))?;
+                self.redis_timeout = Some(Duration::from_secs_f64(secs));
+            }
+            "--state-key" => self.state_key = Some(value()?),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Fills what the command line left out from `MCP_REDIS_URL`, `MCP_REDIS_PREFIX` and
+    /// `MCP_STATE_KEY`, as read by `env`.
+    pub fn with_env(mut self, env: impl Fn(&str) -> Option<String>) -> Self {
+        let nonempty = |name: &str| env(name).filter(|v| !v.is_empty());
+        self.redis_url = self.redis_url.or_else(|| nonempty("MCP_REDIS_URL"));
+        self.redis_prefix = self.redis_prefix.or_else(|| nonempty("MCP_REDIS_PREFIX"));
+        self.state_key = self.state_key.or_else(|| nonempty("MCP_STATE_KEY"));
+        self
+    }
+
+    /// Where shared state lives: Redis when a URL was given, else this process.
+    pub fn backend(&self) -> StateBackend {
+        let Some(url) = &self.redis_url else {
+            return StateBackend::Memory;
+        };
+        let mut config = RedisConfig::new(url.clone())
+            .key_prefix(self.redis_prefix.as_deref().unwrap_or("mcp:weather:"));
+        if let Some(timeout) = self.redis_timeout {
+            config = config.command_timeout(timeout);
+        }
+        StateBackend::Redis(config)
+    }
+
+    /// The request-state key, if one was given: hex, or the path of a file holding hex or raw
+    /// bytes (a mounted secret).
+    pub fn state_key(&self) -> Result<Option<Vec<u8>>, String> {
+        let Some(given) = &self.state_key else {
+            return Ok(None);
+        };
+        let key = match decode_hex(given.trim()) {
+            Some(key) => key,
+            None => {
+                let bytes = std::fs::read(given).map_err(|e| {
+                    format!("--state-key: {given:?} is neither hex nor a readable file: {e}")
+                })?;
+                let text = std::str::from_utf8(&bytes).map(str::trim).unwrap_or("");
+                decode_hex(text).unwrap_or(bytes)
+            }
+        };
+        if key.len() < MIN_KEY_BYTES {
+            return Err(format!(
+                "--state-key: the key has {} bytes; use at least {MIN_KEY_BYTES} random bytes (e.g. `openssl rand -hex 32`)",
+                key.len()
+            ));
+        }
+        Ok(Some(key))
+    }
+}
+
+/// `text` as bytes if it is a non-empty, even-length run of hex digits.
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if text.is_empty() || !text.len().is_multiple_of(2) {
+        return None;
+    }
+    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_come_as_hex_or_files() {
+        let hex = "00ff".repeat(16);
+        let args = ReplicaArgs {
+            state_key: Some(hex.clone()),
+            ..Default::default()
+        };
+        let key = args.state_key().unwrap().unwrap();
+        assert_eq!(key.len(), 32);
+        assert_eq!(&key[..2], &[0, 255]);
+        let short = ReplicaArgs {
+            state_key: Some("abcd".into()),
+            ..Default::default()
+        };
+        assert!(short.state_key().unwrap_err().contains("at least 32"));
+        let path = std::env::temp_dir().join(format!("state-key-{}", std::process::id()));
+        std::fs::write(&path, format!("{hex}\n")).unwrap();
+        let file = ReplicaArgs {
+            state_key: Some(path.display().to_string()),
+            ..Default::default()
+        };
+        assert_eq!(file.state_key().unwrap().unwrap(), key);
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn the_command_line_wins_over_the_environment() {
+        let mut args = ReplicaArgs::default();
+        assert!(args.take("--redis", || Ok("redis://a:1".into())).unwrap());
+        assert!(!args.take("--other", || Ok(String::new())).unwrap());
+        let args = args.with_env(|name| match name {
+            "MCP_REDIS_URL" => Some("redis://b:2".into()),
+            "MCP_REDIS_PREFIX" => Some("p:".into()),
+            _ => None,
+        });
+        match args.backend() {
+            StateBackend::Redis(c) => {
+                assert_eq!(c.url, "redis://a:1");
+                assert_eq!(c.key_prefix, "p:");
+            }
+            StateBackend::Memory => panic!("redis expected"),
+        }
+        assert!(matches!(
+            ReplicaArgs::default().with_env(|_| None).backend(),
+            StateBackend::Memory
+        ));
+    }
+}
