@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
+use crate::event_store::RedisEventStore;
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
@@ -25,7 +26,7 @@ use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
-use crate::session_store::{SessionMirror, StoreLink};
+use crate::session_store::{RedisSessionStore, SessionMirror, StoreLink};
 use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
 use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
@@ -266,7 +267,24 @@ impl Server {
         addr: A,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        let config = self.share_sessions(config);
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
+    }
+
+    /// With Redis configured, `config` with 2025-era sessions and their standalone streams kept
+    /// there (unless it names stores of its own, or serves statelessly).
+    fn share_sessions(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
+        let Some(redis) = self.redis() else {
+            return config;
+        };
+        if config.stateless || config.session_store.is_some() {
+            return config;
+        }
+        config.session_store = Some(Arc::new(RedisSessionStore::new(redis.clone())));
+        if config.event_store.is_none() {
+            config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
+        }
+        config
     }
 
     /// Like [`serve_http`](Self::serve_http), on a listener already bound (to learn the port
@@ -276,6 +294,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        let config = self.share_sessions(config);
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 

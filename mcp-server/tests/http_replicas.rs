@@ -14,6 +14,7 @@ use http_common::*;
 use mcp_server::event_store::{EventStore, MemoryEventStore, RedisEventStore};
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::session_store::{MemorySessionStore, RedisSessionStore, SessionStore};
+use mcp_server::shared::{RedisConfig, RedisHandle};
 use mcp_server::{Context, LoggingLevel, Resource, ResourceRequest, Server, Tool};
 use serde_json::{json, Value};
 
@@ -51,11 +52,16 @@ fn prefix(test: &str) -> String {
     format!("mcp-test:{test}:{}:{nanos}:", std::process::id())
 }
 
+/// A handle on the machine's Redis with a key prefix of the test's own.
+fn redis(test: &str) -> RedisHandle {
+    let config = RedisConfig::new(REDIS)
+        .key_prefix(prefix(test))
+        .command_timeout(Duration::from_secs(2));
+    RedisHandle::new(config).expect("a valid Redis URL")
+}
+
 async fn redis_store(test: &str) -> Arc<dyn SessionStore> {
-    let store = RedisSessionStore::connect(REDIS, prefix(test), Duration::from_secs(2))
-        .await
-        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
-    Arc::new(store)
+    Arc::new(RedisSessionStore::new(redis(test)))
 }
 
 /// A session store and an event store, both in this process or both in Redis.
@@ -71,17 +77,11 @@ fn memory_stores() -> Stores {
     }
 }
 
-async fn redis_stores(test: &str) -> Stores {
-    let prefix = prefix(test);
-    let sessions = RedisSessionStore::connect(REDIS, prefix.clone(), Duration::from_secs(2))
-        .await
-        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
-    let events = RedisEventStore::connect(REDIS, prefix, Duration::from_secs(2))
-        .await
-        .unwrap_or_else(|e| panic!("these tests need Redis at {REDIS}: {e}"));
+fn redis_stores(test: &str) -> Stores {
+    let redis = redis(test);
     Stores {
-        sessions: Arc::new(sessions),
-        events: Some(Arc::new(events)),
+        sessions: Arc::new(RedisSessionStore::new(redis.clone())),
+        events: Some(Arc::new(RedisEventStore::start(redis))),
     }
 }
 
@@ -274,12 +274,27 @@ async fn redis_store_cap_and_expiry() {
 
 #[tokio::test]
 async fn redis_down_is_a_clear_503() {
-    // A port nothing listens on: the store cannot connect, so it is made lazily here by hand.
-    let dead =
-        RedisSessionStore::connect("redis://127.0.0.1:1", "x:", Duration::from_millis(300)).await;
-    assert!(dead.is_err(), "connecting to a closed port must fail");
-    let message = dead.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(message.contains("unavailable"), "{message}");
+    // Nothing listens on port 1: every request that needs the store fails, clearly, and the
+    // replica stays up.
+    let config = RedisConfig::new("redis://127.0.0.1:1")
+        .key_prefix(prefix("down"))
+        .command_timeout(Duration::from_millis(300));
+    let store: Arc<dyn SessionStore> = Arc::new(RedisSessionStore::new(
+        RedisHandle::new(config).expect("URL"),
+    ));
+    let servers = replicas(1, &store, |_| {}).await;
+    let addr = servers[0].1.local_addr();
+    for _ in 0..2 {
+        let reply = post(addr, &[], &initialize(1, V)).await;
+        assert_eq!(reply.status, 503, "{}", reply.text());
+        assert!(reply.text().contains("unavailable"), "{}", reply.text());
+        let named = post(addr, &session_headers("0123"), &rpc(2, "ping", json!({}))).await;
+        assert_eq!(named.status, 503, "{}", named.text());
+    }
+    assert_eq!(servers[0].1.session_count(), 0, "no session is left behind");
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
 }
 
 /// A GET on the standalone stream, resuming after `last` when given.
@@ -359,5 +374,5 @@ async fn memory_stores_standalone_stream_resumes_on_another_replica() {
 
 #[tokio::test]
 async fn redis_stores_standalone_stream_resumes_on_another_replica() {
-    standalone_stream_resumes_on_another_replica(redis_stores("resume").await).await;
+    standalone_stream_resumes_on_another_replica(redis_stores("resume")).await;
 }

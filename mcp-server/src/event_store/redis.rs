@@ -1,6 +1,6 @@
 //! [`RedisEventStore`]: event streams in Redis streams, shared by every replica.
 //!
-//! Keys, under the store's prefix `P`: `P` + `ev:<session>:<stream>` is a Redis stream whose
+//! Keys, under the handle's prefix `P`: `P` + `ev:<session>:<stream>` is a Redis stream whose
 //! entry ids are `<seq>-0` (field `d`: the message JSON), capped at the newest `retained`
 //! entries; `P` + `evn:<session>:<stream>` counts the appends. Both expire `ttl` after the
 //! last append. An append is one `EVAL` (the counter, the entry, the cap, the expiry and a
@@ -10,13 +10,13 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_proto::sync::lock;
-use redis::aio::ConnectionManager;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{EventLimits, EventPage, EventStore, EventStoreError, EventWatch, StoreFuture};
+use crate::shared::{RedisHandle, SharedStateError};
 
 const APPEND: &str = r"
 local seq = redis.call('INCR', KEYS[2])
@@ -27,86 +27,72 @@ redis.call('PUBLISH', ARGV[4], ARGV[5])
 return seq
 ";
 
-/// Event streams in Redis under a key prefix; cheap to clone.
+/// Event streams in Redis, under the handle's key prefix; cheap to clone.
 #[derive(Clone)]
 pub struct RedisEventStore {
-    conn: ConnectionManager,
-    prefix: String,
-    timeout: Duration,
+    redis: RedisHandle,
     watches: Arc<Mutex<HashMap<(String, u64), EventWatch>>>,
+    /// Ends the subscription to announcements when the last clone goes.
+    _announcements: Arc<DropGuard>,
 }
 
 impl std::fmt::Debug for RedisEventStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisEventStore")
-            .field("prefix", &self.prefix)
+            .field("redis", &self.redis)
             .finish_non_exhaustive()
     }
 }
 
-fn unavailable(e: impl std::fmt::Display) -> EventStoreError {
-    EventStoreError::Unavailable(format!("Redis: {e}"))
+fn unavailable(e: SharedStateError) -> EventStoreError {
+    EventStoreError::Unavailable(e.to_string())
 }
 
 impl RedisEventStore {
-    /// A store on `conn` whose keys all start with `prefix`; each call fails with
-    /// [`EventStoreError::Unavailable`] after `timeout`.
-    pub fn new(conn: ConnectionManager, prefix: impl Into<String>, timeout: Duration) -> Self {
+    /// A store talking through `redis`, listening for appends made by every replica (a task
+    /// on the current tokio runtime, which ends with the store).
+    pub fn start(redis: RedisHandle) -> Self {
+        let watches: Arc<Mutex<HashMap<(String, u64), EventWatch>>> = Arc::default();
+        let stop = CancellationToken::new();
+        let mut subscription = redis.subscribe(vec![redis.key("ev")]);
+        let listening = Arc::downgrade(&watches);
+        let token = stop.clone();
+        tokio::spawn(async move {
+            loop {
+                let message = tokio::select! {
+                    _ = token.cancelled() => return,
+                    message = subscription.recv() => message,
+                };
+                let Some(message) = message else { return };
+                let Some(watches) = listening.upgrade() else {
+                    return;
+                };
+                announced(&watches, &message.payload);
+            }
+        });
         RedisEventStore {
-            conn,
-            prefix: prefix.into(),
-            timeout,
-            watches: Arc::default(),
-        }
-    }
-
-    /// Connects to `url` and makes a store; fails if Redis does not answer within `timeout`.
-    pub async fn connect(
-        url: &str,
-        prefix: impl Into<String>,
-        timeout: Duration,
-    ) -> Result<Self, EventStoreError> {
-        let client = redis::Client::open(url).map_err(unavailable)?;
-        let conn = tokio::time::timeout(timeout, ConnectionManager::new(client))
-            .await
-            .map_err(|_| unavailable(format!("no answer from {url} within {timeout:?}")))?
-            .map_err(unavailable)?;
-        Ok(Self::new(conn, prefix, timeout))
-    }
-
-    /// The channel every append is announced on (`<session> <stream>`), for a subscriber that
-    /// calls [`announced`](Self::announced) with what it hears.
-    pub fn channel(&self) -> String {
-        format!("{}ev", self.prefix)
-    }
-
-    /// Fires the watch of the stream an announcement names (made by any replica).
-    pub fn announced(&self, payload: &[u8]) {
-        let text = String::from_utf8_lossy(payload);
-        let Some((session, stream)) = text.split_once(' ') else {
-            return;
-        };
-        let Ok(stream) = stream.parse::<u64>() else {
-            return;
-        };
-        if let Some(watch) = lock(&self.watches).get(&(session.to_owned(), stream)) {
-            watch.fire();
+            redis,
+            watches,
+            _announcements: Arc::new(stop.drop_guard()),
         }
     }
 
     fn key(&self, kind: &str, session: &str, stream: u64) -> String {
-        format!("{}{kind}:{session}:{stream}", self.prefix)
+        self.redis.key(&format!("{kind}:{session}:{stream}"))
     }
+}
 
-    async fn run<T, F, Fut>(&self, f: F) -> Result<T, EventStoreError>
-    where
-        F: FnOnce(ConnectionManager) -> Fut,
-        Fut: std::future::Future<Output = redis::RedisResult<T>>,
-    {
-        match tokio::time::timeout(self.timeout, f(self.conn.clone())).await {
-            Ok(result) => result.map_err(unavailable),
-            Err(_) => Err(unavailable(format!("no answer within {:?}", self.timeout))),
-        }
+/// Fires the watch of the stream an announcement (`<session> <stream>`) names.
+fn announced(watches: &Mutex<HashMap<(String, u64), EventWatch>>, payload: &[u8]) {
+    let text = String::from_utf8_lossy(payload);
+    let Some((session, stream)) = text.split_once(' ') else {
+        return;
+    };
+    let Ok(stream) = stream.parse::<u64>() else {
+        return;
+    };
+    if let Some(watch) = lock(watches).get(&(session.to_owned(), stream)) {
+        watch.fire();
     }
 }
 
@@ -138,11 +124,9 @@ impl EventStore for RedisEventStore {
                 .arg(limits.retained.max(1))
                 .arg(data)
                 .arg(ttl)
-                .arg(self.channel())
+                .arg(self.redis.key("ev"))
                 .arg(format!("{session} {stream}"));
-            let seq: u64 = self
-                .run(|mut conn| async move { script.query_async(&mut conn).await })
-                .await?;
+            let seq: u64 = self.redis.query(&script).await.map_err(unavailable)?;
             if let Some(watch) = lock(&self.watches).get(&(session.to_owned(), stream)) {
                 watch.fire();
             }
@@ -165,8 +149,10 @@ impl EventStore for RedisEventStore {
                 .cmd("GET")
                 .arg(self.key("evn", session, stream));
             let (entries, last): (Entries, Option<u64>) = self
-                .run(|mut conn| async move { pipe.query_async(&mut conn).await })
-                .await?;
+                .redis
+                .query_pipeline(&pipe)
+                .await
+                .map_err(unavailable)?;
             let events = entries
                 .into_iter()
                 .filter_map(|(id, mut fields)| {
@@ -193,15 +179,10 @@ impl EventStore for RedisEventStore {
     fn remove<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Result<(), EventStoreError>> {
         Box::pin(async move {
             // The standalone stream is the one kept here; POST streams stay in their replica.
-            let (a, b) = (self.key("ev", session, 0), self.key("evn", session, 0));
-            self.run(|mut conn| async move {
-                redis::cmd("DEL")
-                    .arg(a)
-                    .arg(b)
-                    .query_async::<()>(&mut conn)
-                    .await
-            })
-            .await
+            let mut cmd = redis::cmd("DEL");
+            cmd.arg(self.key("ev", session, 0))
+                .arg(self.key("evn", session, 0));
+            self.redis.query::<()>(&cmd).await.map_err(unavailable)
         })
     }
 }

@@ -1,6 +1,6 @@
 //! [`RedisSessionStore`]: sessions in Redis, shared by every replica.
 //!
-//! Keys, under the store's prefix `P`:
+//! Keys, under the handle's prefix `P`:
 //! - `P` + `s:<id>`: a hash with the record (`v`, `caps`, `info`, `lvl`, `owner`, `rev`); it
 //!   expires when the session idles out.
 //! - `P` + `subs:<id>`: the set of resources the session is subscribed to (same expiry).
@@ -13,12 +13,11 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use redis::aio::ConnectionManager;
-
 use super::{
     parse_level, SessionChange, SessionLimits, SessionRecord, SessionStore, SessionStoreError,
     StoreFuture,
 };
+use crate::shared::{RedisHandle, SharedStateError};
 use mcp_proto::ProtocolVersion;
 
 /// Drops expired ids, checks the cap, then stores the record: atomically, so two replicas
@@ -52,24 +51,14 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 ";
 
-/// Sessions in Redis under a key prefix; cheap to clone.
-#[derive(Clone)]
+/// Sessions in Redis, under the handle's key prefix; cheap to clone.
+#[derive(Clone, Debug)]
 pub struct RedisSessionStore {
-    conn: ConnectionManager,
-    prefix: String,
-    timeout: Duration,
+    redis: RedisHandle,
 }
 
-impl std::fmt::Debug for RedisSessionStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RedisSessionStore")
-            .field("prefix", &self.prefix)
-            .finish_non_exhaustive()
-    }
-}
-
-fn unavailable(e: impl std::fmt::Display) -> SessionStoreError {
-    SessionStoreError::Unavailable(format!("Redis: {e}"))
+fn unavailable(e: SharedStateError) -> SessionStoreError {
+    SessionStoreError::Unavailable(e.to_string())
 }
 
 fn millis(d: Duration) -> u64 {
@@ -84,49 +73,17 @@ fn now_ms() -> u64 {
 }
 
 impl RedisSessionStore {
-    /// A store on `conn` whose keys all start with `prefix` (e.g. `mcp:weather:`); each call
-    /// fails with [`SessionStoreError::Unavailable`] after `timeout`.
-    pub fn new(conn: ConnectionManager, prefix: impl Into<String>, timeout: Duration) -> Self {
-        RedisSessionStore {
-            conn,
-            prefix: prefix.into(),
-            timeout,
-        }
-    }
-
-    /// Connects to `url` (`redis://127.0.0.1:6379`) and makes a store; fails if Redis does not
-    /// answer within `timeout`.
-    pub async fn connect(
-        url: &str,
-        prefix: impl Into<String>,
-        timeout: Duration,
-    ) -> Result<Self, SessionStoreError> {
-        let client = redis::Client::open(url).map_err(unavailable)?;
-        let conn = tokio::time::timeout(timeout, ConnectionManager::new(client))
-            .await
-            .map_err(|_| unavailable(format!("no answer from {url} within {timeout:?}")))?
-            .map_err(unavailable)?;
-        Ok(Self::new(conn, prefix, timeout))
+    /// A store talking through `redis` (its prefix, timeout and health).
+    pub fn new(redis: RedisHandle) -> Self {
+        RedisSessionStore { redis }
     }
 
     fn key(&self, kind: &str, id: &str) -> String {
-        format!("{}{kind}:{id}", self.prefix)
+        self.redis.key(&format!("{kind}:{id}"))
     }
 
     fn index(&self) -> String {
-        format!("{}sessions", self.prefix)
-    }
-
-    /// Runs `f` on a clone of the connection within the timeout.
-    async fn run<T, F, Fut>(&self, f: F) -> Result<T, SessionStoreError>
-    where
-        F: FnOnce(ConnectionManager) -> Fut,
-        Fut: std::future::Future<Output = redis::RedisResult<T>>,
-    {
-        match tokio::time::timeout(self.timeout, f(self.conn.clone())).await {
-            Ok(result) => result.map_err(unavailable),
-            Err(_) => Err(unavailable(format!("no answer within {:?}", self.timeout))),
-        }
+        self.redis.key("sessions")
     }
 }
 
@@ -190,9 +147,7 @@ impl SessionStore for RedisSessionStore {
             if let Some(owner) = &record.owner {
                 script.arg("owner").arg(owner);
             }
-            let created: i64 = self
-                .run(|mut conn| async move { script.query_async(&mut conn).await })
-                .await?;
+            let created: i64 = self.redis.query(&script).await.map_err(unavailable)?;
             if created == 1 {
                 Ok(())
             } else {
@@ -231,8 +186,10 @@ impl SessionStore for RedisSessionStore {
                 .arg("GT")
                 .ignore();
             let (fields,): (HashMap<String, String>,) = self
-                .run(|mut conn| async move { pipe.query_async(&mut conn).await })
-                .await?;
+                .redis
+                .query_pipeline(&pipe)
+                .await
+                .map_err(unavailable)?;
             if fields.is_empty() {
                 return Ok(None);
             }
@@ -273,9 +230,7 @@ impl SessionStore for RedisSessionStore {
                     s
                 }
             };
-            let found: i64 = self
-                .run(|mut conn| async move { script.query_async(&mut conn).await })
-                .await?;
+            let found: i64 = self.redis.query(&script).await.map_err(unavailable)?;
             Ok(found == 1)
         })
     }
@@ -285,11 +240,9 @@ impl SessionStore for RedisSessionStore {
         id: &'a str,
     ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>> {
         Box::pin(async move {
-            let key = self.key("subs", id);
-            self.run(|mut conn| async move {
-                redis::cmd("SMEMBERS").arg(key).query_async(&mut conn).await
-            })
-            .await
+            let mut cmd = redis::cmd("SMEMBERS");
+            cmd.arg(self.key("subs", id));
+            self.redis.query(&cmd).await.map_err(unavailable)
         })
     }
 
@@ -306,8 +259,10 @@ impl SessionStore for RedisSessionStore {
                 .arg(id)
                 .ignore();
             let (deleted,): (i64,) = self
-                .run(|mut conn| async move { pipe.query_async(&mut conn).await })
-                .await?;
+                .redis
+                .query_pipeline(&pipe)
+                .await
+                .map_err(unavailable)?;
             Ok(deleted > 0)
         })
     }
@@ -340,8 +295,10 @@ impl SessionStore for RedisSessionStore {
                     .ignore();
             }
             let alive: Vec<i64> = self
-                .run(|mut conn| async move { pipe.query_async(&mut conn).await })
-                .await?;
+                .redis
+                .query_pipeline(&pipe)
+                .await
+                .map_err(unavailable)?;
             Ok(alive.into_iter().map(|a| a == 1).collect())
         })
     }
