@@ -26,7 +26,7 @@ use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
-use crate::session_store::{RedisSessionStore, SessionMirror, StoreLink};
+use crate::session_store::{RedisSessionRelay, RedisSessionStore, SessionMirror, StoreLink};
 use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
 use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
@@ -284,6 +284,9 @@ impl Server {
         if config.event_store.is_none() {
             config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
         }
+        if config.session_relay.is_none() {
+            config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
+        }
         config
     }
 
@@ -364,6 +367,9 @@ impl Server {
                 Err(e) => tracing::warn!("a stored session's initialize is unreadable: {e}"),
             }
         }
+        // Requests to the client are numbered from this replica's own range, so the answer
+        // names the replica that waits for it, wherever it is POSTed.
+        running.peer.set_next_request_id(replica_request_ids());
         let mirror: Arc<dyn SessionMirror> = state.clone();
         link.set_mirror(Arc::downgrade(&mirror));
         state.set_link(link);
@@ -568,6 +574,19 @@ impl Server {
     pub fn session_count(&self) -> usize {
         self.live_sessions().len()
     }
+}
+
+/// Where this process numbers requests to the clients of shared sessions from: a random
+/// multiple of 2^20 below 2^50 (exact in JavaScript numbers), the same for the process's life.
+fn replica_request_ids() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let random = crate::http::new_random_id()
+            .ok()
+            .and_then(|hex| u32::from_str_radix(hex.get(..8)?, 16).ok())
+            .unwrap_or(1);
+        (i64::from(random & 0x3FFF_FFFF).max(1) << 20) + 1
+    })
 }
 
 /// Sends a notification to each peer from a task (so callers need not be async).

@@ -13,7 +13,10 @@ use std::time::Duration;
 use http_common::*;
 use mcp_server::event_store::{EventStore, MemoryEventStore, RedisEventStore};
 use mcp_server::http::{HttpConfig, HttpServer};
-use mcp_server::session_store::{MemorySessionStore, RedisSessionStore, SessionStore};
+use mcp_server::session_store::{
+    MemorySessionRelay, MemorySessionStore, RedisSessionRelay, RedisSessionStore, SessionRelay,
+    SessionStore,
+};
 use mcp_server::shared::{RedisConfig, RedisHandle};
 use mcp_server::{Context, LoggingLevel, Resource, ResourceRequest, Server, Tool};
 use serde_json::{json, Value};
@@ -36,6 +39,15 @@ fn server() -> Server {
             |ctx: Context| async move {
                 ctx.client_info()
                     .map_or_else(|| "unknown".to_owned(), |i| i.name.clone())
+            },
+        )
+        .tool(
+            Tool::new("roots", "Asks the client for its roots and names the first"),
+            |ctx: Context| async move {
+                match ctx.list_roots().await {
+                    Ok(roots) => roots.roots.first().map_or("none".into(), |r| r.uri.clone()),
+                    Err(e) => format!("failed: {e}"),
+                }
             },
         )
         .resource(Resource::new("test://r", "r"), |_: ResourceRequest| async {
@@ -68,12 +80,14 @@ async fn redis_store(test: &str) -> Arc<dyn SessionStore> {
 struct Stores {
     sessions: Arc<dyn SessionStore>,
     events: Option<Arc<dyn EventStore>>,
+    relay: Option<Arc<dyn SessionRelay>>,
 }
 
 fn memory_stores() -> Stores {
     Stores {
         sessions: Arc::new(MemorySessionStore::new()),
         events: Some(Arc::new(MemoryEventStore::new())),
+        relay: Some(Arc::new(MemorySessionRelay::new())),
     }
 }
 
@@ -81,7 +95,8 @@ fn redis_stores(test: &str) -> Stores {
     let redis = redis(test);
     Stores {
         sessions: Arc::new(RedisSessionStore::new(redis.clone())),
-        events: Some(Arc::new(RedisEventStore::start(redis))),
+        events: Some(Arc::new(RedisEventStore::start(redis.clone()))),
+        relay: Some(Arc::new(RedisSessionRelay::new(redis))),
     }
 }
 
@@ -94,6 +109,7 @@ async fn replicas(
     let stores = Stores {
         sessions: store.clone(),
         events: None,
+        relay: None,
     };
     replicas_with(n, &stores, tune).await
 }
@@ -109,6 +125,7 @@ async fn replicas_with(
         let mut config = HttpConfig {
             session_store: Some(stores.sessions.clone()),
             event_store: stores.events.clone(),
+            session_relay: stores.relay.clone(),
             ..HttpConfig::default()
         };
         tune(&mut config);
@@ -168,7 +185,7 @@ async fn any_replica_serves_any_session(store: Arc<dyn SessionStore>) {
     let listed = post(addr[2], &headers, &rpc(3, "tools/list", json!({}))).await;
     assert_eq!(
         answer(&listed)["result"]["tools"].as_array().map(Vec::len),
-        Some(2)
+        Some(3)
     );
 
     // The level set through one replica holds on the others, also on one already holding it.
@@ -375,4 +392,55 @@ async fn memory_stores_standalone_stream_resumes_on_another_replica() {
 #[tokio::test]
 async fn redis_stores_standalone_stream_resumes_on_another_replica() {
     standalone_stream_resumes_on_another_replica(redis_stores("resume")).await;
+}
+
+async fn answers_reach_the_replica_that_asked(stores: Stores) {
+    let servers = replicas_with(2, &stores, |_| {}).await;
+    let (a, b) = (servers[0].1.local_addr(), servers[1].1.local_addr());
+    let hello = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": V, "capabilities": { "roots": {} },
+        "clientInfo": { "name": "test", "version": "0" } } });
+    let reply = post(a, &[], &hello).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let id = reply
+        .header("mcp-session-id")
+        .expect("session id")
+        .to_owned();
+    let headers = session_headers(&id);
+    let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(post(b, &headers, &note).await.status, 202);
+    // The tool runs on A and asks the client for its roots on A's response stream ...
+    let mut all: Vec<(&str, &str)> = POST_HEADERS.to_vec();
+    all.extend_from_slice(&headers);
+    let body = call(2, "roots", json!({})).to_string();
+    let mut stream = SseReader::open(a, "POST", "/mcp", &all, body.as_bytes()).await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.header("content-type"), Some("text/event-stream"));
+    let asked: Value = serde_json::from_str(&next_event(&mut stream).await.data).expect("JSON");
+    assert_eq!(asked["method"], "roots/list", "{asked}");
+    // ... and the client's answer is POSTed through B.
+    let answer = json!({ "jsonrpc": "2.0", "id": asked["id"],
+        "result": { "roots": [{ "uri": "file:///relayed", "name": "r" }] } });
+    let relayed = post(b, &headers, &answer).await;
+    assert_eq!(relayed.status, 202, "{}", relayed.text());
+    let done: Value = serde_json::from_str(&next_event(&mut stream).await.data).expect("JSON");
+    assert_eq!(done["id"], 2, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "file:///relayed",
+        "{done}"
+    );
+    drop(stream);
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn memory_relay_answers_reach_the_replica_that_asked() {
+    answers_reach_the_replica_that_asked(memory_stores()).await;
+}
+
+#[tokio::test]
+async fn redis_relay_answers_reach_the_replica_that_asked() {
+    answers_reach_the_replica_that_asked(redis_stores("relay")).await;
 }

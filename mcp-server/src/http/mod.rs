@@ -66,7 +66,7 @@ pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
 use crate::event_store::{EventLimits, EventStore};
-use crate::session_store::SessionStore;
+use crate::session_store::{SessionRelay, SessionStore};
 use modern::ConnectionSession;
 use security::HostGuard;
 use session::{Session, SessionTable};
@@ -168,6 +168,10 @@ pub struct HttpConfig {
     /// resumes them through any replica (used with `session_store`; default: none, each
     /// replica keeps its streams).
     pub event_store: Option<Arc<dyn EventStore>>,
+    /// Carries a client's answer to a server-to-client request (and a cancellation) to the
+    /// replica that waits for it, when it was POSTed to another (used with `session_store`;
+    /// default: none).
+    pub session_relay: Option<Arc<dyn SessionRelay>>,
     /// Serve `GET /healthz` (the process is up) and `GET /readyz` (and what it needs is
     /// reachable: 503 with a JSON `reason` otherwise), without authorization (default true).
     pub health_endpoints: bool,
@@ -198,6 +202,7 @@ impl Default for HttpConfig {
             shutdown_grace: Duration::from_secs(5),
             session_store: None,
             event_store: None,
+            session_relay: None,
             health_endpoints: true,
         }
     }
@@ -357,6 +362,9 @@ pub fn serve(
         config,
     });
     let stop = CancellationToken::new();
+    if let Some(relay) = &app.config.session_relay {
+        tokio::spawn(take_relayed(relay.listen(), Arc::downgrade(&app)));
+    }
     let task = tokio::spawn(accept_loop(listener, app.clone(), stop.clone()));
     Ok(HttpServer {
         local_addr,
@@ -506,6 +514,16 @@ pub(crate) fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> 
         .headers_mut()
         .insert(ALLOW, HeaderValue::from_static(allow));
     response
+}
+
+/// Hands each message another replica relayed to the session here that waits for it.
+async fn take_relayed(mut relayed: crate::session_store::Relayed, app: std::sync::Weak<App>) {
+    while let Some((session, json)) = relayed.recv().await {
+        let Some(app) = app.upgrade() else { return };
+        if let Some(session) = app.sessions.peek(&session) {
+            session.accept_relayed(&json);
+        }
+    }
 }
 
 async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationToken) {

@@ -523,6 +523,19 @@ pub(crate) async fn deliver(
     version: ProtocolVersion,
 ) -> Outcome {
     if shape.requests.is_empty() {
+        if let Some(relay) = app.config.session_relay.as_ref() {
+            if session.kind() == SessionKind::Streamable && !session.handles_here(&frame) {
+                // An answer (or a cancellation) another replica waits for.
+                let mut json = Vec::new();
+                if let Frame::Single(message) = &frame {
+                    message.write_json(&mut json);
+                }
+                return match relay.send(session.id(), &json).await {
+                    Ok(()) => body::status(StatusCode::ACCEPTED).into(),
+                    Err(e) => Response::from(store_failed(&e)).into(),
+                };
+            }
+        }
         return match session.push(Ok(frame), &[], None) {
             Ok(()) => body::status(StatusCode::ACCEPTED).into(),
             Err(e) => push_failed(e).into(),

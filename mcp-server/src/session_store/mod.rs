@@ -11,6 +11,7 @@
 mod link;
 mod memory;
 mod redis;
+mod relay;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -22,6 +23,7 @@ use mcp_proto::ProtocolVersion;
 pub(crate) use link::{Restored, SessionMirror, StoreLink};
 pub use memory::MemorySessionStore;
 pub use redis::RedisSessionStore;
+pub use relay::{MemorySessionRelay, RedisSessionRelay, Relayed, SessionRelay};
 
 /// The future a [`SessionStore`] method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -1,12 +1,16 @@
 //! A session's standalone stream kept in a shared [`EventStore`]: messages for it go to the
 //! store in order (one writer task per session and replica), and the replica holding the
 //! client's GET connection follows the store into its local [`Stream`] under the store's
-//! sequence numbers, so event ids mean the same on every replica.
+//! sequence numbers, so event ids mean the same on every replica. Client messages that belong
+//! to another replica (answers to its requests) are told apart here, for the relay.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use mcp_proto::jsonrpc::{Incoming, Message, RequestId};
+use mcp_proto::schema::{Cancelled, CancelledParams, NotificationType};
+use mcp_proto::sync::lock;
 use tokio::sync::mpsc;
 
 use super::{Session, STANDALONE};
@@ -127,5 +131,37 @@ async fn follow(session: Weak<Session>, store: Arc<dyn EventStore>) {
         }
         drop(stream);
         let _ = tokio::time::timeout(FOLLOW_POLL, watch.changed()).await;
+    }
+}
+
+impl Session {
+    /// Whether this replica is where a client message without requests belongs: an answer to
+    /// a request this replica's peer sent, a cancellation of a request running here, or any
+    /// other notification (those are served wherever they land).
+    pub(crate) fn handles_here(&self, frame: &Incoming) -> bool {
+        let Incoming::Single(message) = frame else {
+            return true;
+        };
+        let awaits = |id: &RequestId| self.peer.get().is_some_and(|p| p.awaits(id));
+        match message {
+            Message::Response(r) => awaits(&r.id),
+            Message::Error(e) => e.id.as_ref().is_none_or(awaits),
+            Message::Notification(n) if n.method == Cancelled::METHOD => n
+                .params_as::<CancelledParams>()
+                .ok()
+                .and_then(|p| p.request_id)
+                .is_none_or(|id| lock(&self.state).routes.contains_key(&id)),
+            _ => true,
+        }
+    }
+
+    /// Takes a message another replica relayed, if this replica is where it belongs.
+    pub(crate) fn accept_relayed(&self, json: &[u8]) {
+        let Ok(frame) = mcp_proto::jsonrpc::parse(json) else {
+            return;
+        };
+        if self.handles_here(&frame) && !self.is_closed() {
+            let _ = self.push(Ok(frame), &[], None);
+        }
     }
 }

@@ -70,6 +70,11 @@ impl SessionTable {
         Some(session)
     }
 
+    /// The session with this id, if held here, without marking it active.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        self.read().get(id).cloned()
+    }
+
     /// A new session with a fresh random id.
     pub(crate) fn create(&self, kind: SessionKind) -> Result<Arc<Session>, CreateError> {
         let id = new_session_id().map_err(CreateError::Random)?;
