@@ -6,6 +6,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 eval "$(scripts/interop-setup.sh)"
 export MCP_INTEROP_REQUIRED=1
+# nginx (Debian's package) for the scale-out tests, installed up front when missing; they run
+# their own instance on loopback. Redis is the machine's (127.0.0.1:6379) plus private
+# redis-servers the fault tests start.
+scripts/nginx.sh >/dev/null
 # The release-profile test (mcp-server/tests/release_unwind.rs) runs this binary: a panicking tool
 # must fail only its own request in the profile we ship.
 cargo build --release -p mcp-server --example panic_isolation

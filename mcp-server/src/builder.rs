@@ -238,8 +238,9 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Where task records are kept (default: a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore)
-    /// of 10 000 records).
+    /// Where task records are kept (default: a [`RedisTaskStore`](crate::tasks::RedisTaskStore)
+    /// when state is shared through Redis, else a
+    /// [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10 000 records).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Arc::new(store));
         self

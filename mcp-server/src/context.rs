@@ -80,7 +80,7 @@ impl Context {
         message: Option<String>,
     ) -> bool {
         if let Some(run) = self.task_run() {
-            run.note_progress(progress, total, message.as_deref());
+            run.note_progress(progress, total, message.as_deref()).await;
             if run.modern {
                 return false;
             }

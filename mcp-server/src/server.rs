@@ -2,7 +2,7 @@
 //! `services`), the connections it serves, and changes at run time with their list-changed
 //! notifications. [`ServerBuilder`] (in `builder`) makes one.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -27,9 +27,10 @@ use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, Resour
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
 use crate::session_store::{RedisSessionRelay, RedisSessionStore, SessionMirror, StoreLink};
+use crate::shared::bus::{BusEvent, NoBus, RedisBus, ReplicaBus};
 use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
-use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
+use crate::tasks::{MemoryTaskStore, RedisTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
 
 /// What a server offers: one service per capability.
@@ -115,6 +116,8 @@ struct ServerInner {
     tasks: Arc<Tasks>,
     /// Redis, when state is shared with other replicas.
     redis: Option<RedisHandle>,
+    /// What carries changes to the other replicas; started on first use inside a runtime.
+    bus: OnceLock<Arc<dyn ReplicaBus>>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -152,7 +155,10 @@ impl Server {
             task_store,
             redis,
         } = shared;
-        let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
+        let task_store = task_store.unwrap_or_else(|| match &redis {
+            Some(redis) => Arc::new(RedisTaskStore::new(redis.clone())),
+            None => Arc::new(MemoryTaskStore::default()),
+        });
         let tasks = Tasks::new(task_store, options.tasks.clone());
         let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
         let mut versions = options.protocol_versions.clone();
@@ -176,6 +182,7 @@ impl Server {
                 on_roots_list_changed,
                 tasks,
                 redis,
+                bus: OnceLock::new(),
             }),
         }
     }
@@ -204,9 +211,59 @@ impl Server {
     /// Whether the server can serve requests now: always, unless its shared state is
     /// unreachable (what `/readyz` reports).
     pub async fn ready(&self) -> Result<(), SharedStateError> {
+        self.bus();
         match &self.inner.redis {
             Some(redis) => redis.ready().await,
             None => Ok(()),
+        }
+    }
+
+    /// The bus to the other replicas: none without Redis; with Redis, started on first use
+    /// (a runtime is needed), its subscriber handing their events to this server.
+    pub(crate) fn bus(&self) -> &dyn ReplicaBus {
+        static NONE: NoBus = NoBus;
+        if let Some(bus) = self.inner.bus.get() {
+            return bus.as_ref();
+        }
+        let Some(redis) = &self.inner.redis else {
+            return &NONE;
+        };
+        if tokio::runtime::Handle::try_current().is_err() {
+            return &NONE;
+        }
+        let bus = self.inner.bus.get_or_init(|| {
+            let server = Arc::downgrade(&self.inner);
+            let replica = crate::http::new_random_id()
+                .map(String::from)
+                .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
+            let deliver = Arc::new(move |event: BusEvent| {
+                if let Some(inner) = server.upgrade() {
+                    Server { inner }.on_bus_event(event);
+                }
+            });
+            let bus: Arc<dyn ReplicaBus> = Arc::new(RedisBus::start(redis, replica, deliver));
+            self.inner.tasks.set_bus(bus.clone());
+            bus
+        });
+        bus.as_ref()
+    }
+
+    /// What another replica told this one.
+    fn on_bus_event(&self, event: BusEvent) {
+        match event {
+            BusEvent::ResourceUpdated { uri } => self.resource_updated_here(&uri),
+            BusEvent::CancelTask { id } => {
+                if let Some(run) = self.inner.tasks.run(&id) {
+                    run.cancel.cancel();
+                    run.bump();
+                }
+            }
+            BusEvent::TaskInput { id, responses } => {
+                if let Some(run) = self.inner.tasks.run(&id) {
+                    let run = run.clone();
+                    tokio::spawn(async move { run.deliver(responses).await });
+                }
+            }
         }
     }
 
@@ -268,6 +325,7 @@ impl Server {
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
         let config = self.share_sessions(config);
+        self.bus();
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
@@ -298,6 +356,7 @@ impl Server {
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
         let config = self.share_sessions(config);
+        self.bus();
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
@@ -308,6 +367,7 @@ impl Server {
         transport: T,
         preinitialized: Option<ProtocolVersion>,
     ) -> RunningSession {
+        self.bus();
         let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
         if let Some(version) = preinitialized {
             let (capabilities, advertised) = self.capabilities(version);
@@ -509,8 +569,16 @@ impl Server {
         )
     }
 
-    /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`).
+    /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`),
+    /// on every replica when state is shared through Redis.
     pub fn notify_resource_updated(&self, uri: &str) {
+        self.resource_updated_here(uri);
+        self.bus()
+            .publish(BusEvent::ResourceUpdated { uri: uri.into() });
+    }
+
+    /// Tells the clients of this process subscribed to `uri` that it changed.
+    fn resource_updated_here(&self, uri: &str) {
         let targets: Vec<PeerHandle> = self
             .live_sessions()
             .iter()

@@ -108,7 +108,16 @@ async fn readyz_follows_redis_and_healthz_the_process() {
     let reply = request(up.local_addr(), "GET", "/healthz", &[], b"").await;
     assert_eq!(reply.status, 200);
     assert_eq!(reply.json()["status"], "ok");
-    let reply = request(up.local_addr(), "GET", "/readyz", &[], b"").await;
+    // Ready once Redis answers and the replica bus has subscribed (bounded wait).
+    let mut reply = request(up.local_addr(), "GET", "/readyz", &[], b"").await;
+    for _ in 0..100 {
+        if reply.status == 200 {
+            break;
+        }
+        assert!(reply.text().contains("subscribing"), "{}", reply.text());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        reply = request(up.local_addr(), "GET", "/readyz", &[], b"").await;
+    }
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.json()["status"], "ready");
     let reply = request(up.local_addr(), "POST", "/readyz", &[], b"").await;
@@ -146,4 +155,126 @@ fn a_bad_redis_url_is_a_build_error() {
         .try_build();
     let error = built.expect_err("refused").to_string();
     assert!(error.contains("invalid Redis URL"), "{error}");
+}
+
+mod task_store {
+    use std::time::{Duration, SystemTime};
+
+    use mcp_server::schema::TaskStatus;
+    use mcp_server::shared::{RedisConfig, RedisHandle};
+    use mcp_server::tasks::{
+        RedisTaskStore, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+    };
+
+    fn store(test: &str) -> RedisTaskStore {
+        let handle =
+            RedisHandle::new(RedisConfig::new(super::REDIS).key_prefix(super::prefix(test)))
+                .expect("valid url");
+        RedisTaskStore::new(handle)
+    }
+
+    fn record(id: &str, listing: &str, ttl: Duration) -> TaskRecord {
+        TaskRecord::new(
+            id.into(),
+            None,
+            listing.into(),
+            Some(ttl),
+            Duration::from_millis(100),
+            SystemTime::now(),
+        )
+    }
+
+    #[tokio::test]
+    async fn records_are_shared_changed_atomically_listed_and_expire() {
+        let a = store("tasks");
+        // A second store over the same prefix: another replica.
+        let b = store("tasks");
+        let now = SystemTime::now;
+        a.insert(record("t1", "conn:x", Duration::from_secs(60)))
+            .await
+            .unwrap();
+        a.insert(record("t2", "conn:x", Duration::from_secs(60)))
+            .await
+            .unwrap();
+        a.insert(record("t3", "conn:y", Duration::from_secs(60)))
+            .await
+            .unwrap();
+        let seen = b.get("t1", now()).await.unwrap().expect("visible to b");
+        assert_eq!(seen.status, TaskStatus::Working);
+
+        let changed = b
+            .update("t1", TaskChange::Message("half way".into()), now())
+            .await
+            .unwrap();
+        assert_eq!(changed.status_message.as_deref(), Some("half way"));
+        let raw = mcp_proto::jsonrpc::to_raw(&serde_json::json!({"content": []})).unwrap();
+        a.update("t1", TaskChange::Finish(TaskOutcome::Result(raw)), now())
+            .await
+            .unwrap();
+        let refused = b.update("t1", TaskChange::Cancel(None), now()).await;
+        assert!(
+            matches!(refused, Err(TaskStoreError::InvalidTransition { .. })),
+            "{refused:?}"
+        );
+        assert!(matches!(
+            b.update("nope", TaskChange::Working, now()).await,
+            Err(TaskStoreError::NotFound(_))
+        ));
+
+        // Concurrent changes from both replicas: every one applies, none is lost.
+        let mut joins = Vec::new();
+        for i in 0..20 {
+            let s = if i % 2 == 0 { a.clone() } else { b.clone() };
+            joins.push(tokio::spawn(async move {
+                s.update(
+                    "t2",
+                    TaskChange::Message(format!("m{i}")),
+                    SystemTime::now(),
+                )
+                .await
+            }));
+        }
+        for join in joins {
+            join.await.unwrap().expect("applied");
+        }
+
+        let page = b.list("conn:x", None, 1, now()).await.unwrap();
+        assert_eq!(
+            page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["t1"]
+        );
+        let page = b.list("conn:x", Some("t1"), 10, now()).await.unwrap();
+        assert_eq!(
+            page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            ["t2"]
+        );
+        assert_eq!(b.list("conn:y", None, 10, now()).await.unwrap().len(), 1);
+
+        // Redis drops a record at its TTL; listings shed it.
+        a.insert(record("short", "conn:z", Duration::from_millis(50)))
+            .await
+            .unwrap();
+        let mut gone = false;
+        for _ in 0..100 {
+            if b.get("short", now()).await.unwrap().is_none() {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(gone, "the record outlived its TTL");
+        assert!(b.list("conn:z", None, 10, now()).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_is_reported_not_hidden() {
+        let url = format!("redis://127.0.0.1:{}", super::closed_port());
+        let handle =
+            RedisHandle::new(RedisConfig::new(url).command_timeout(Duration::from_millis(300)))
+                .expect("valid url");
+        let store = RedisTaskStore::new(handle);
+        let error = store.get("t", SystemTime::now()).await.expect_err("down");
+        assert!(matches!(error, TaskStoreError::Unavailable(_)), "{error:?}");
+        assert!(error.to_string().contains("Redis at 127.0.0.1:"), "{error}");
+    }
 }

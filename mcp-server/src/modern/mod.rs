@@ -86,7 +86,8 @@ pub(crate) async fn serve(
             task_method,
             request.params.as_ref(),
             &requester,
-        )?;
+        )
+        .await?;
         return result::complete(&raw, server.info_json(), None);
     }
     let params = request.params.as_ref();

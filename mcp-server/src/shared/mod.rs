@@ -8,6 +8,7 @@
 //! `/readyz` reports whether Redis answers. MRTR `requestState`s need no store: give every
 //! replica the same [`request_state_key`](crate::ServerBuilder::request_state_key).
 
+pub(crate) mod bus;
 mod redis;
 
 use std::time::Duration;
@@ -101,6 +102,15 @@ pub enum SharedStateError {
         /// The command timeout.
         timeout: Duration,
     },
+    /// Redis answers, but a pub/sub subscription (the replica bus) is not subscribed yet: changes
+    /// from other replicas would be missed.
+    #[error("shared state not ready: {count} Redis pub/sub subscription(s) at {addr} are still (re)subscribing")]
+    Subscribing {
+        /// Where Redis is.
+        addr: String,
+        /// How many subscriptions are down.
+        count: usize,
+    },
     /// Redis answered with an error (a bug or a misconfigured Redis: wrong type, no memory).
     #[error("shared state error: Redis at {addr} refused a command: {reason}")]
     Command {
@@ -119,7 +129,9 @@ impl SharedStateError {
     pub fn is_unavailable(&self) -> bool {
         matches!(
             self,
-            SharedStateError::Unavailable { .. } | SharedStateError::Timeout { .. }
+            SharedStateError::Unavailable { .. }
+                | SharedStateError::Timeout { .. }
+                | SharedStateError::Subscribing { .. }
         )
     }
 }

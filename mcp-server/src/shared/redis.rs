@@ -154,9 +154,9 @@ impl RedisHandle {
         }
         let down = self.inner.subscriptions_down.load(Ordering::Relaxed);
         if down > 0 {
-            return Err(SharedStateError::Unavailable {
+            return Err(SharedStateError::Subscribing {
                 addr: self.inner.addr.clone(),
-                reason: format!("{down} pub/sub subscription(s) not yet re-subscribed"),
+                count: usize::try_from(down).unwrap_or_default(),
             });
         }
         Ok(())

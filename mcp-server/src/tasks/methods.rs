@@ -12,10 +12,11 @@ use mcp_proto::schema::{
 };
 use serde_json::Value;
 
-use super::store::{TaskChange, TaskOutcome, TaskRecord};
+use super::store::{TaskChange, TaskOutcome, TaskRecord, TaskStoreError};
 use super::Tasks;
 use crate::error::ServerError;
 use crate::session::parse_params;
+use crate::shared::bus::BusEvent;
 
 /// The task methods, both flavours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +41,11 @@ pub(crate) struct Requester {
     pub(crate) listing: String,
 }
 
+/// An unreachable store: the request fails with the store's own message (-32603).
+fn store_error(e: TaskStoreError) -> ServerError {
+    ServerError::handler(e.to_string())
+}
+
 fn not_found(id: &str) -> ServerError {
     ServerError::InvalidParams(format!(
         "Failed to retrieve task: Task not found: {id} (unknown, expired, or not yours)"
@@ -49,23 +55,31 @@ fn not_found(id: &str) -> ServerError {
 impl Tasks {
     /// The record `id` if it exists, is live and belongs to `owner`; else -32602 (another
     /// owner's task is reported as not found, so ids of others' tasks leak nothing).
-    fn find(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ServerError> {
+    async fn find(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, ServerError> {
         self.store()
             .get(id, SystemTime::now())
+            .await
+            .map_err(store_error)?
             .filter(|r| r.owner.as_deref() == owner)
             .ok_or_else(|| not_found(id))
     }
 
-    /// Cancels task `id`: the record becomes `cancelled` first, then the handler is stopped.
-    fn cancel(&self, id: &str) -> Result<TaskRecord, ServerError> {
+    /// Cancels task `id`: the record becomes `cancelled` first, then the handler is stopped,
+    /// here or (through the bus) on the replica that runs it.
+    async fn cancel(&self, id: &str) -> Result<TaskRecord, ServerError> {
         let record = self
             .change(
                 id,
                 TaskChange::Cancel(Some("Cancelled by the client".into())),
             )
-            .map_err(|e| ServerError::InvalidParams(format!("Cannot cancel task: {e}")))?;
-        if let Some(run) = self.run(id) {
-            run.cancel.cancel();
+            .await
+            .map_err(|e| match e {
+                TaskStoreError::Unavailable(_) => store_error(e),
+                e => ServerError::InvalidParams(format!("Cannot cancel task: {e}")),
+            })?;
+        match self.run(id) {
+            Some(run) => run.cancel.cancel(),
+            None => self.tell_replicas(BusEvent::CancelTask { id: id.to_owned() }),
         }
         Ok(record)
     }
@@ -84,7 +98,7 @@ impl Tasks {
         };
         let mut changes = run.as_ref().map(|r| r.subscribe());
         loop {
-            let record = self.find(id, owner)?;
+            let record = self.find(id, owner).await?;
             if record.status.is_terminal() {
                 return Ok(record);
             }
@@ -132,18 +146,20 @@ pub(crate) async fn serve_legacy(
     match method {
         TaskMethod::Get => {
             let p: TaskIdParams = parse_params(params)?;
-            to_raw(&TaskState::from(tasks.find(&p.task_id, owner)?.to_task()))
+            to_raw(&TaskState::from(
+                tasks.find(&p.task_id, owner).await?.to_task(),
+            ))
         }
         TaskMethod::Cancel => {
             let p: TaskIdParams = parse_params(params)?;
-            let record = tasks.find(&p.task_id, owner)?;
+            let record = tasks.find(&p.task_id, owner).await?;
             if record.status.is_terminal() {
                 return Err(ServerError::InvalidParams(format!(
                     "Cannot cancel task {}: it is already {:?}",
                     p.task_id, record.status
                 )));
             }
-            to_raw(&TaskState::from(tasks.cancel(&p.task_id)?.to_task()))
+            to_raw(&TaskState::from(tasks.cancel(&p.task_id).await?.to_task()))
         }
         TaskMethod::Result => {
             let p: TaskIdParams = parse_params(params)?;
@@ -172,12 +188,16 @@ pub(crate) async fn serve_legacy(
         TaskMethod::List => {
             let p: PaginatedParams = parse_params(params)?;
             let limit = if page_size == 0 { 1000 } else { page_size };
-            let mut records = tasks.store().list(
-                &requester.listing,
-                p.cursor.as_deref(),
-                limit + 1,
-                SystemTime::now(),
-            );
+            let mut records = tasks
+                .store()
+                .list(
+                    &requester.listing,
+                    p.cursor.as_deref(),
+                    limit + 1,
+                    SystemTime::now(),
+                )
+                .await
+                .map_err(store_error)?;
             let next_cursor = (records.len() > limit).then(|| {
                 records.truncate(limit);
                 records.last().map(|r| r.id.clone()).unwrap_or_default()
@@ -195,7 +215,7 @@ pub(crate) async fn serve_legacy(
 
 /// Serves a 2026-07-28 extension task method (the caller checked that the request declared
 /// the extension).
-pub(crate) fn serve_modern(
+pub(crate) async fn serve_modern(
     tasks: &Tasks,
     method: TaskMethod,
     params: Option<&RawJson>,
@@ -205,7 +225,7 @@ pub(crate) fn serve_modern(
     match method {
         TaskMethod::Get => {
             let p: TaskIdParams = parse_params(params)?;
-            let record = tasks.find(&p.task_id, owner)?;
+            let record = tasks.find(&p.task_id, owner).await?;
             let mut detailed = DetailedTask::new(record.to_modern());
             match (&record.status, record.outcome) {
                 (TaskStatus::InputRequired, _) => {
@@ -219,18 +239,22 @@ pub(crate) fn serve_modern(
         }
         TaskMethod::Update => {
             let p: UpdateTaskParams = parse_params(params)?;
-            tasks.find(&p.task_id, owner)?;
-            if let Some(run) = tasks.run(&p.task_id) {
-                run.deliver(p.input_responses);
+            tasks.find(&p.task_id, owner).await?;
+            match tasks.run(&p.task_id) {
+                Some(run) => run.deliver(p.input_responses).await,
+                None => tasks.tell_replicas(BusEvent::TaskInput {
+                    id: p.task_id,
+                    responses: p.input_responses,
+                }),
             }
             to_raw(&EmptyResult::default())
         }
         TaskMethod::Cancel => {
             let p: TaskIdParams = parse_params(params)?;
-            let record = tasks.find(&p.task_id, owner)?;
+            let record = tasks.find(&p.task_id, owner).await?;
             // An ack either way: cancelling a finished task changes nothing.
             if !record.status.is_terminal() {
-                let _ = tasks.cancel(&p.task_id);
+                let _ = tasks.cancel(&p.task_id).await;
             }
             to_raw(&EmptyResult::default())
         }

@@ -23,11 +23,12 @@
 //! when there is one, and another identity is told the task does not exist.
 
 mod methods;
+mod redis_store;
 mod run;
 mod store;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant, SystemTime};
 
 use mcp_proto::jsonrpc::{self, ErrorObject, RawJson};
@@ -39,7 +40,10 @@ use mcp_proto::schema::{
 use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
 
-pub use store::{MemoryTaskStore, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
+pub use redis_store::RedisTaskStore;
+pub use store::{
+    MemoryTaskStore, StoreFuture, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+};
 
 pub(crate) use methods::{serve_legacy, serve_modern, Requester, TaskMethod};
 pub(crate) use run::{TaskRun, TaskSlot};
@@ -47,6 +51,7 @@ pub(crate) use run::{TaskRun, TaskSlot};
 use crate::auth::AuthIdentity;
 use crate::context::Context;
 use crate::error::ServerError;
+use crate::shared::bus::{BusEvent, ReplicaBus};
 use crate::tool::{BoxFuture, ToolOutput};
 
 /// How a server keeps tasks: how long, how often clients should poll.
@@ -80,6 +85,8 @@ pub(crate) struct Tasks {
     runs: Mutex<HashMap<String, Arc<TaskRun>>>,
     options: TaskOptions,
     last_sweep: Mutex<Option<Instant>>,
+    /// The bus to the other replicas, where a task may run (cancel and input reach it there).
+    bus: OnceLock<Arc<dyn ReplicaBus>>,
     me: Weak<Tasks>,
 }
 
@@ -177,6 +184,7 @@ impl Tasks {
             runs: Mutex::new(HashMap::new()),
             options,
             last_sweep: Mutex::new(None),
+            bus: OnceLock::new(),
             me: me.clone(),
         })
     }
@@ -191,8 +199,20 @@ impl Tasks {
         lock(&self.runs).get(id).cloned()
     }
 
+    /// Connects to the bus to the other replicas (once).
+    pub(crate) fn set_bus(&self, bus: Arc<dyn ReplicaBus>) {
+        let _ = self.bus.set(bus);
+    }
+
+    /// Tells the other replicas `event` (about a task that may run there).
+    pub(crate) fn tell_replicas(&self, event: BusEvent) {
+        if let Some(bus) = self.bus.get() {
+            bus.publish(event);
+        }
+    }
+
     /// Drops expired records (cancelling their runs), at most once a second.
-    fn sweep(&self) {
+    async fn sweep(&self) {
         {
             let mut last = lock(&self.last_sweep);
             if last.is_some_and(|t| t.elapsed() < SWEEP_EVERY) {
@@ -200,7 +220,13 @@ impl Tasks {
             }
             *last = Some(Instant::now());
         }
-        let gone = self.store.remove_expired(SystemTime::now());
+        let gone = match self.store.remove_expired(SystemTime::now()).await {
+            Ok(gone) => gone,
+            Err(e) => {
+                tracing::debug!("expired tasks not swept: {e}");
+                return;
+            }
+        };
         let mut runs = lock(&self.runs);
         for id in gone {
             if let Some(run) = runs.remove(&id) {
@@ -212,14 +238,23 @@ impl Tasks {
 
     /// Applies `change` to task `id`, wakes its waiters and (2025) tells the connection that
     /// started it when the status changed.
-    pub(crate) fn change(
+    pub(crate) async fn change(
         &self,
         id: &str,
         change: TaskChange,
     ) -> Result<TaskRecord, TaskStoreError> {
-        let before = self.store.get(id, SystemTime::now()).map(|r| r.status);
-        let record = self.store.update(id, change, SystemTime::now())?;
-        if let Some(run) = self.run(id) {
+        let run = self.run(id);
+        // Only a 2025 run notifies status changes, so only it needs the status before.
+        let before = match &run {
+            Some(run) if !run.modern => self
+                .store
+                .get(id, SystemTime::now())
+                .await?
+                .map(|r| r.status),
+            _ => None,
+        };
+        let record = self.store.update(id, change, SystemTime::now()).await?;
+        if let Some(run) = run {
             run.bump();
             if !run.modern && before != Some(record.status) {
                 notify_status(run.origin.as_ref(), &record);
@@ -229,7 +264,7 @@ impl Tasks {
     }
 
     /// Creates a task for a call and starts `handler` in it; the task's context gets the run.
-    fn start(
+    async fn start(
         &self,
         ctx: &Context,
         slot: &TaskSlot,
@@ -238,7 +273,7 @@ impl Tasks {
         handler: BoxFuture<ToolOutput>,
         version: ProtocolVersion,
     ) -> Result<TaskRecord, ServerError> {
-        self.sweep();
+        self.sweep().await;
         let ttl = Some(ttl.map_or(self.options.default_ttl, |t| t.min(self.options.max_ttl)));
         let id = new_task_id()?;
         let who = requester(ctx.auth(), ctx.connection_key());
@@ -261,6 +296,7 @@ impl Tasks {
         // Durable before the answer: a tasks/get right after CreateTaskResult finds it.
         self.store
             .insert(record.clone())
+            .await
             .map_err(|e| ServerError::handler(e.to_string()))?;
         lock(&self.runs).insert(id.clone(), run.clone());
         let _ = slot.run.set(run.clone());
@@ -293,7 +329,9 @@ impl Tasks {
                     ))),
                 };
                 // A cancelled task stays cancelled however its handler ended.
-                let _ = tasks.change(&run.id, TaskChange::Finish(outcome));
+                if let Err(e) = tasks.change(&run.id, TaskChange::Finish(outcome)).await {
+                    tracing::debug!("task {} ended unrecorded: {e}", run.id);
+                }
             }
             run.bump();
             lock(&tasks.runs).remove(&run.id);
@@ -303,13 +341,13 @@ impl Tasks {
 
     /// Records a task that already finished with `output` (a required-task tool that answered at
     /// once under 2026-07-28).
-    fn finished(
+    async fn finished(
         &self,
         ctx: &Context,
         output: ToolOutput,
         version: ProtocolVersion,
     ) -> Result<TaskRecord, ServerError> {
-        self.sweep();
+        self.sweep().await;
         let id = new_task_id()?;
         let now = SystemTime::now();
         let who = requester(ctx.auth(), ctx.connection_key());
@@ -330,6 +368,7 @@ impl Tasks {
             .map_err(|e| ServerError::handler(e.to_string()))?;
         self.store
             .insert(record.clone())
+            .await
             .map_err(|e| ServerError::handler(e.to_string()))?;
         Ok(record)
     }
@@ -346,7 +385,9 @@ impl Tasks {
         match mode {
             CallMode::Direct => handler.await.into_raw(version, None),
             CallMode::Legacy(ttl) => {
-                let record = self.start(&ctx, &slot, ttl, false, handler, version)?;
+                let record = self
+                    .start(&ctx, &slot, ttl, false, handler, version)
+                    .await?;
                 let created = CreateTaskResult {
                     task: record.to_task(),
                     meta: None,
@@ -360,7 +401,7 @@ impl Tasks {
                 let first = tokio::time::timeout(Duration::ZERO, &mut handler).await;
                 let record = match first {
                     Ok(output) if !required => return output.into_raw(version, None),
-                    Ok(output) => self.finished(&ctx, output, version)?,
+                    Ok(output) => self.finished(&ctx, output, version).await?,
                     Err(_) if ctx.asked_for_input() => {
                         // The MRTR round answers input_required and drops this future.
                         return std::future::pending().await;
@@ -375,7 +416,8 @@ impl Tasks {
                                 _ = task_cancel.cancelled() => {}
                             }
                         });
-                        self.start(&ctx, &slot, None, true, handler, version)?
+                        self.start(&ctx, &slot, None, true, handler, version)
+                            .await?
                     }
                 };
                 let created = ModernCreateTaskResult::new(record.to_modern());

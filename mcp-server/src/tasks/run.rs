@@ -130,7 +130,7 @@ impl TaskRun {
         self.changed.subscribe()
     }
 
-    fn change(&self, change: TaskChange) -> Result<(), ServerError> {
+    async fn change(&self, change: TaskChange) -> Result<(), ServerError> {
         let Some(tasks) = self.tasks.upgrade() else {
             return Err(ServerError::handler(
                 "the server that ran this task is gone",
@@ -138,18 +138,24 @@ impl TaskRun {
         };
         tasks
             .change(&self.id, change)
+            .await
             .map(drop)
             .map_err(|e| ServerError::handler(e.to_string()))
     }
 
     /// Notes progress in the task's status message (what `tasks/get` shows).
-    pub(crate) fn note_progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+    pub(crate) async fn note_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) {
         let text = match (message, total) {
             (Some(m), _) => m.to_owned(),
             (None, Some(total)) => format!("{progress}/{total}"),
             (None, None) => format!("{progress}"),
         };
-        let _ = self.change(TaskChange::Message(text));
+        let _ = self.change(TaskChange::Message(text)).await;
     }
 
     /// The outstanding input requests, by key.
@@ -168,7 +174,7 @@ impl TaskRun {
         request: InputRequest,
     ) -> Result<InputResponse, ServerError> {
         let (tx, rx) = oneshot::channel();
-        {
+        let outstanding = {
             let mut inputs = lock(&self.inputs);
             if inputs.waiting.len() >= MAX_OUTSTANDING_INPUTS
                 || inputs.used.len() >= MAX_INPUTS_PER_TASK
@@ -191,8 +197,9 @@ impl TaskRun {
                     answer: tx,
                 },
             );
-            self.change(TaskChange::Input(Self::outstanding(&inputs.waiting)))?;
-        }
+            Self::outstanding(&inputs.waiting)
+        };
+        self.change(TaskChange::Input(outstanding)).await?;
         tokio::select! {
             answer = rx => answer.map_err(|_| ServerError::handler("the task's input request was dropped")),
             _ = self.cancel.cancelled() => Err(ServerError::handler("the task was cancelled")),
@@ -201,17 +208,20 @@ impl TaskRun {
 
     /// 2026-07-28 `tasks/update`: hands each answer to the ask it answers; answers to keys that
     /// are not outstanding are ignored.
-    pub(crate) fn deliver(&self, responses: InputResponses) {
-        let mut inputs = lock(&self.inputs);
-        let mut any = false;
-        for (key, response) in responses {
-            if let Some(waiting) = inputs.waiting.remove(&key) {
-                let _ = waiting.answer.send(response);
-                any = true;
+    pub(crate) async fn deliver(&self, responses: InputResponses) {
+        let outstanding = {
+            let mut inputs = lock(&self.inputs);
+            let mut any = false;
+            for (key, response) in responses {
+                if let Some(waiting) = inputs.waiting.remove(&key) {
+                    let _ = waiting.answer.send(response);
+                    any = true;
+                }
             }
-        }
-        if any {
-            let _ = self.change(TaskChange::Input(Self::outstanding(&inputs.waiting)));
+            any.then(|| Self::outstanding(&inputs.waiting))
+        };
+        if let Some(outstanding) = outstanding {
+            let _ = self.change(TaskChange::Input(outstanding)).await;
         }
     }
 
@@ -267,7 +277,7 @@ impl TaskRun {
             );
         }
         let params = jsonrpc::to_raw(&params).map_err(ServerError::handler)?;
-        self.change(TaskChange::InputRequired)?;
+        self.change(TaskChange::InputRequired).await?;
         let carrier = loop {
             let added = self.waiter_added.notified();
             tokio::pin!(added);
@@ -289,7 +299,7 @@ impl TaskRun {
             .peer()
             .request_raw(method, Some(params), options)
             .await;
-        let _ = self.change(TaskChange::Working);
+        let _ = self.change(TaskChange::Working).await;
         Ok(answer?)
     }
 }

@@ -1,8 +1,11 @@
 //! Where task records live: the [`TaskStore`] trait, the record and its validated status
 //! changes, and [`MemoryTaskStore`], the in-memory default (TTL, a size cap, cleanup of
-//! expired records). A shared store (the scale-out issue) implements the same trait.
+//! expired records). [`RedisTaskStore`](super::RedisTaskStore) implements the same trait for
+//! replicas that share tasks.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -68,6 +71,9 @@ pub enum TaskChange {
     Cancel(Option<String>),
 }
 
+/// What a [`TaskStore`] method returns: a boxed future, so the trait stays object safe.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
 /// Why a task store refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TaskStoreError {
@@ -87,6 +93,9 @@ pub enum TaskStoreError {
         /// The status the change asked for.
         to: TaskStatus,
     },
+    /// The store could not be reached (a shared store whose Redis is down).
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl TaskRecord {
@@ -218,32 +227,40 @@ pub(crate) fn iso8601(t: SystemTime) -> String {
 }
 
 /// Keeps task records. Implementations apply each change atomically (the transition check and
-/// the write together) and never return a record whose TTL ran out. Calls are made from async
-/// code and must not block for long: a networked store answers from its client's own
-/// connection pool within a bounded time.
+/// the write together) and never return a record whose TTL ran out. A networked store answers
+/// within a bounded time and reports an unreachable backend as
+/// [`TaskStoreError::Unavailable`].
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new record; [`TaskStoreError::Full`] when at capacity after dropping expired ones.
-    fn insert(&self, record: TaskRecord) -> Result<(), TaskStoreError>;
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
     /// The record `id`, unless absent or expired at `now`.
-    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord>;
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
     /// Applies `change` to record `id` and returns the record as changed.
-    fn update(
-        &self,
-        id: &str,
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
         change: TaskChange,
         now: SystemTime,
-    ) -> Result<TaskRecord, TaskStoreError>;
+    ) -> StoreFuture<'a, Result<TaskRecord, TaskStoreError>>;
     /// Up to `limit` live records listed under `listing`, in a stable order, starting after
     /// the record `after`.
-    fn list(
-        &self,
-        listing: &str,
-        after: Option<&str>,
+    fn list<'a>(
+        &'a self,
+        listing: &'a str,
+        after: Option<&'a str>,
         limit: usize,
         now: SystemTime,
-    ) -> Vec<TaskRecord>;
-    /// Drops every record expired at `now`; returns their ids.
-    fn remove_expired(&self, now: SystemTime) -> Vec<String>;
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>>;
+    /// Drops every record expired at `now`; returns their ids. (A store whose backend expires
+    /// records by itself may return none.)
+    fn remove_expired(
+        &self,
+        now: SystemTime,
+    ) -> StoreFuture<'_, Result<Vec<String>, TaskStoreError>>;
 }
 
 /// The in-memory task store: at most `capacity` records, expired ones dropped on the way.
@@ -280,8 +297,9 @@ impl Default for MemoryTaskStore {
     }
 }
 
-impl TaskStore for MemoryTaskStore {
-    fn insert(&self, record: TaskRecord) -> Result<(), TaskStoreError> {
+impl MemoryTaskStore {
+    /// Stores a new record (see [`TaskStore::insert`]).
+    pub fn insert(&self, record: TaskRecord) -> Result<(), TaskStoreError> {
         let mut records = lock(&self.records);
         if records.len() >= self.capacity {
             let now = SystemTime::now();
@@ -294,14 +312,16 @@ impl TaskStore for MemoryTaskStore {
         Ok(())
     }
 
-    fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord> {
+    /// The live record `id` (see [`TaskStore::get`]).
+    pub fn get(&self, id: &str, now: SystemTime) -> Option<TaskRecord> {
         lock(&self.records)
             .get(id)
             .filter(|r| !r.is_expired(now))
             .cloned()
     }
 
-    fn update(
+    /// Applies a change (see [`TaskStore::update`]).
+    pub fn update(
         &self,
         id: &str,
         change: TaskChange,
@@ -316,7 +336,8 @@ impl TaskStore for MemoryTaskStore {
         Ok(record.clone())
     }
 
-    fn list(
+    /// A page of records (see [`TaskStore::list`]).
+    pub fn list(
         &self,
         listing: &str,
         after: Option<&str>,
@@ -338,7 +359,8 @@ impl TaskStore for MemoryTaskStore {
             .collect()
     }
 
-    fn remove_expired(&self, now: SystemTime) -> Vec<String> {
+    /// Drops expired records (see [`TaskStore::remove_expired`]).
+    pub fn remove_expired(&self, now: SystemTime) -> Vec<String> {
         let mut gone = Vec::new();
         lock(&self.records).retain(|id, r| {
             let expired = r.is_expired(now);
@@ -348,6 +370,52 @@ impl TaskStore for MemoryTaskStore {
             !expired
         });
         gone
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        Box::pin(std::future::ready(MemoryTaskStore::insert(self, record)))
+    }
+
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(MemoryTaskStore::get(self, id, now))))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Result<TaskRecord, TaskStoreError>> {
+        Box::pin(std::future::ready(MemoryTaskStore::update(
+            self, id, change, now,
+        )))
+    }
+
+    fn list<'a>(
+        &'a self,
+        listing: &'a str,
+        after: Option<&'a str>,
+        limit: usize,
+        now: SystemTime,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(MemoryTaskStore::list(
+            self, listing, after, limit, now,
+        ))))
+    }
+
+    fn remove_expired(
+        &self,
+        now: SystemTime,
+    ) -> StoreFuture<'_, Result<Vec<String>, TaskStoreError>> {
+        Box::pin(std::future::ready(Ok(MemoryTaskStore::remove_expired(
+            self, now,
+        ))))
     }
 }
 
