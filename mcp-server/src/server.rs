@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
-use crate::event_store::RedisEventStore;
+use crate::event_store::{EventLimits, RedisEventStore};
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
@@ -118,6 +118,9 @@ struct ServerInner {
     redis: Option<RedisHandle>,
     /// What carries changes to the other replicas; started on first use inside a runtime.
     bus: OnceLock<Arc<dyn ReplicaBus>>,
+    /// Where this server's HTTP sessions are shared with other replicas, once it serves HTTP
+    /// with a session store and an event store.
+    shared_sessions: OnceLock<SharedSessions>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -183,6 +186,7 @@ impl Server {
                 tasks,
                 redis,
                 bus: OnceLock::new(),
+                shared_sessions: OnceLock::new(),
             }),
         }
     }
@@ -332,18 +336,25 @@ impl Server {
     /// With Redis configured, `config` with 2025-era sessions and their standalone streams kept
     /// there (unless it names stores of its own, or serves statelessly).
     fn share_sessions(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
-        let Some(redis) = self.redis() else {
-            return config;
-        };
-        if config.stateless || config.session_store.is_some() {
-            return config;
+        if let (Some(redis), false, None) = (self.redis(), config.stateless, &config.session_store)
+        {
+            config.session_store = Some(Arc::new(RedisSessionStore::new(redis.clone())));
+            if config.event_store.is_none() {
+                config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
+            }
+            if config.session_relay.is_none() {
+                config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
+            }
         }
-        config.session_store = Some(Arc::new(RedisSessionStore::new(redis.clone())));
-        if config.event_store.is_none() {
-            config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
-        }
-        if config.session_relay.is_none() {
-            config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
+        if let (Some(sessions), Some(events)) = (&config.session_store, &config.event_store) {
+            let _ = self.inner.shared_sessions.set(SharedSessions {
+                sessions: sessions.clone(),
+                events: events.clone(),
+                limits: EventLimits {
+                    retained: config.replay_buffer,
+                    ttl: config.session_idle_timeout,
+                },
+            });
         }
         config
     }
@@ -573,16 +584,53 @@ impl Server {
     /// on every replica when state is shared through Redis.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.resource_updated_here(uri);
+        self.resource_updated_shared(uri);
         self.bus()
             .publish(BusEvent::ResourceUpdated { uri: uri.into() });
     }
 
-    /// Tells the clients of this process subscribed to `uri` that it changed.
+    /// Tells every shared session subscribed to `uri`, whichever replica holds it, that it
+    /// changed: once, on its standalone stream in the event store.
+    fn resource_updated_shared(&self, uri: &str) {
+        let Some(shared) = self.inner.shared_sessions.get() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (sessions, events, limits) = (
+            shared.sessions.clone(),
+            shared.events.clone(),
+            shared.limits,
+        );
+        let uri = uri.to_owned();
+        runtime.spawn(async move {
+            let json = serde_json::json!({ "jsonrpc": "2.0",
+                "method": "notifications/resources/updated", "params": { "uri": uri } })
+            .to_string();
+            let ids = match sessions.subscribers(&uri).await {
+                Ok(ids) => ids,
+                Err(e) => {
+                    tracing::warn!("resources/updated for {uri} not sent: {e}");
+                    return;
+                }
+            };
+            for id in ids {
+                if let Err(e) = events.append(&id, 0, json.as_bytes(), limits).await {
+                    tracing::warn!(session = %id, "resources/updated for {uri} not sent: {e}");
+                }
+            }
+        });
+    }
+
+    /// Tells the clients of this process subscribed to `uri` that it changed (a shared
+    /// session hears it through the event store instead, once, whichever replica changed it).
     fn resource_updated_here(&self, uri: &str) {
+        let fanned_out = self.inner.shared_sessions.get().is_some();
         let targets: Vec<PeerHandle> = self
             .live_sessions()
             .iter()
-            .filter(|s| s.is_subscribed(uri))
+            .filter(|s| s.is_subscribed(uri) && !(fanned_out && s.is_shared()))
             .filter_map(|s| s.peer().cloned())
             .collect();
         let params = jsonrpc::to_raw(&serde_json::json!({ "uri": uri })).ok();
@@ -642,6 +690,13 @@ impl Server {
     pub fn session_count(&self) -> usize {
         self.live_sessions().len()
     }
+}
+
+/// The stores a server's HTTP sessions are shared through.
+struct SharedSessions {
+    sessions: Arc<dyn crate::session_store::SessionStore>,
+    events: Arc<dyn crate::event_store::EventStore>,
+    limits: EventLimits,
 }
 
 /// Where this process numbers requests to the clients of shared sessions from: a random

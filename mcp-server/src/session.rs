@@ -199,6 +199,11 @@ impl SessionState {
         self.peer.get()
     }
 
+    /// Whether the session is shared with other replicas through a session store.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.link.get().is_some()
+    }
+
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }

@@ -349,13 +349,8 @@ async fn standalone_stream_resumes_on_another_replica(stores: Stores) {
     let headers = session_headers(&id);
     let subscribe = rpc(2, "resources/subscribe", json!({"uri": "test://r"}));
     assert_eq!(post(addr[1], &headers, &subscribe).await.status, 200);
-    // Every replica reads the session (and its subscription) once.
-    for a in &addr {
-        assert_eq!(
-            post(*a, &headers, &rpc(3, "ping", json!({}))).await.status,
-            200
-        );
-    }
+    // Only the first two replicas have seen the session; a change on any replica is still
+    // told once, on the stream in the event store.
     let mut stream = standalone(addr[2], &id, None).await;
     let mut ids = Vec::new();
     // Changes on each replica in turn all reach the one GET stream, in store order.

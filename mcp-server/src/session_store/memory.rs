@@ -126,6 +126,19 @@ impl SessionStore for MemorySessionStore {
         Box::pin(std::future::ready(Ok(subs)))
     }
 
+    fn subscribers<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>> {
+        let now = Instant::now();
+        let ids = lock(&self.sessions)
+            .iter()
+            .filter(|(_, e)| e.expires > now && e.subscriptions.contains(uri))
+            .map(|(id, _)| id.clone())
+            .collect();
+        Box::pin(std::future::ready(Ok(ids)))
+    }
+
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>> {
         let now = Instant::now();
         let mut sessions = lock(&self.sessions);

@@ -118,6 +118,12 @@ pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
         id: &'a str,
     ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>>;
 
+    /// The sessions subscribed to resource `uri` (some may have expired since).
+    fn subscribers<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>>;
+
     /// Removes session `id`; true if it existed.
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>>;
 

@@ -4,6 +4,9 @@
 //! - `P` + `s:<id>`: a hash with the record (`v`, `caps`, `info`, `lvl`, `owner`, `rev`); it
 //!   expires when the session idles out.
 //! - `P` + `subs:<id>`: the set of resources the session is subscribed to (same expiry).
+//! - `P` + `subscribers:<uri>`: the sessions subscribed to a resource (an unsubscribe removes
+//!   one; a session that expires subscribed stays listed, and a change is then appended to a
+//!   stream nobody reads, which expires).
 //! - `P` + `sessions`: a sorted set of session ids scored by when they expire (ms since the
 //!   epoch), which counts live sessions for the cap; it expires with the last of them.
 //!
@@ -44,7 +47,13 @@ return 1
 /// Adds or removes a subscription of a session that still exists, counting the change.
 const SUBSCRIBE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-if ARGV[1] == '+' then redis.call('SADD', KEYS[2], ARGV[2]) else redis.call('SREM', KEYS[2], ARGV[2]) end
+if ARGV[1] == '+' then
+  redis.call('SADD', KEYS[2], ARGV[2])
+  redis.call('SADD', KEYS[3], ARGV[4])
+else
+  redis.call('SREM', KEYS[2], ARGV[2])
+  redis.call('SREM', KEYS[3], ARGV[4])
+end
 redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
@@ -221,12 +230,14 @@ impl SessionStore for RedisSessionStore {
                     };
                     let mut s = redis::cmd("EVAL");
                     s.arg(SUBSCRIBE)
-                        .arg(2)
+                        .arg(3)
                         .arg(self.key("s", id))
                         .arg(self.key("subs", id))
+                        .arg(self.key("subscribers", uri))
                         .arg(sign)
                         .arg(uri)
-                        .arg(millis(idle));
+                        .arg(millis(idle))
+                        .arg(id);
                     s
                 }
             };
@@ -242,6 +253,17 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let mut cmd = redis::cmd("SMEMBERS");
             cmd.arg(self.key("subs", id));
+            self.redis.query(&cmd).await.map_err(unavailable)
+        })
+    }
+
+    fn subscribers<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>> {
+        Box::pin(async move {
+            let mut cmd = redis::cmd("SMEMBERS");
+            cmd.arg(self.key("subscribers", uri));
             self.redis.query(&cmd).await.map_err(unavailable)
         })
     }
