@@ -2,6 +2,7 @@
 //! unique to each test; nothing else is touched): commands and pipelines through the handle,
 //! pub/sub, and `/healthz` + `/readyz` of a server with Redis up and with Redis unreachable.
 
+mod common;
 mod http_common;
 
 use std::time::Duration;
@@ -277,4 +278,58 @@ mod task_store {
         assert!(matches!(error, TaskStoreError::Unavailable(_)), "{error:?}");
         assert!(error.to_string().contains("Redis at 127.0.0.1:"), "{error}");
     }
+}
+
+/// A resource change announced on one replica reaches a 2025 session subscribed on another.
+#[tokio::test]
+async fn a_resource_change_reaches_subscribers_of_other_replicas() {
+    use mcp_server::schema::{ReadResourceResult, TextResourceContents};
+    use mcp_server::{Resource, ResourceRequest};
+
+    let prefix = prefix("bus");
+    let replica = || {
+        Server::builder("bus", "1.0.0")
+            .shared_state(StateBackend::Redis(
+                RedisConfig::new(REDIS).key_prefix(prefix.clone()),
+            ))
+            .resource(
+                Resource::new("note://a", "a"),
+                |req: ResourceRequest| async move {
+                    ReadResourceResult::new(vec![TextResourceContents::new(req.uri, "a").into()])
+                },
+            )
+            .build()
+    };
+    let (a, b) = (replica(), replica());
+    let mut on_b = common::RawClient::initialized(&b, "2025-11-25", serde_json::json!({})).await;
+    let subscribed = on_b
+        .call(
+            "resources/subscribe",
+            serde_json::json!({"uri": "note://a"}),
+        )
+        .await;
+    assert!(subscribed.is_object(), "{subscribed}");
+    for server in [&a, &b] {
+        let mut ready = false;
+        for _ in 0..100 {
+            if server.ready().await.is_ok() {
+                ready = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(ready, "a replica's bus never subscribed");
+    }
+    a.notify_resource_updated("note://a");
+    let mut heard = None;
+    for _ in 0..50 {
+        if let Some(message) = on_b.try_recv(Duration::from_millis(100)).await {
+            if message["method"] == "notifications/resources/updated" {
+                heard = Some(message);
+                break;
+            }
+        }
+    }
+    let heard = heard.expect("B's subscriber heard A's change");
+    assert_eq!(heard["params"]["uri"], "note://a");
 }

@@ -31,13 +31,23 @@ fn meta() -> Value {
     })
 }
 
+/// Sets its flag when dropped: a cancelled task's handler is stopped (its future dropped),
+/// whether or not it got to run after the cancel.
+struct StopFlag(Arc<AtomicBool>);
+
+impl Drop for StopFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
 /// A replica: `wait` runs until cancelled (and says so), `ask` works a little, then asks.
-async fn replica(prefix: &str, cancelled: Arc<AtomicBool>) -> HttpServer {
+async fn replica(prefix: &str, stopped: Arc<AtomicBool>) -> HttpServer {
     let wait = move |ctx: Context| {
-        let cancelled = cancelled.clone();
+        let flag = StopFlag(stopped.clone());
         async move {
+            let _flag = flag;
             ctx.cancelled().await;
-            cancelled.store(true, Ordering::SeqCst);
             "cancelled".to_string()
         }
     };

@@ -68,11 +68,18 @@ struct Nginx {
 
 impl Nginx {
     async fn start(upstreams: &[u16]) -> Nginx {
-        let out = std::process::Command::new("bash")
-            .arg(script("nginx.sh"))
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("scripts/nginx.sh runs");
+        // One install at a time: the tests of this file start in parallel, and two apt-gets
+        // would fight over dpkg's lock on a machine without nginx.
+        static INSTALL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+        let out = {
+            let _one = INSTALL.lock().await;
+            Command::new("bash")
+                .arg(script("nginx.sh"))
+                .stderr(Stdio::inherit())
+                .output()
+                .await
+                .expect("scripts/nginx.sh runs")
+        };
         assert!(out.status.success(), "scripts/nginx.sh failed");
         let bin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
         let port = free_port();
