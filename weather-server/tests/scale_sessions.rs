@@ -230,7 +230,7 @@ async fn a_typescript_session_survives_replicas_killed_one_by_one() {
         .expect("node starts");
     let stdout = node.stdout.take().expect("node's stdout");
     let mut lines = BufReader::new(stdout).lines();
-    let ready = bounded(30, "the driver's READY", lines.next_line()).await;
+    let ready = bounded(60, "the driver's READY", lines.next_line()).await;
     assert_eq!(ready.ok().flatten().as_deref(), Some("READY"));
     // Each replica in turn: killed, down for a second, restarted.
     for replica in replicas.iter_mut() {
@@ -239,7 +239,7 @@ async fn a_typescript_session_survives_replicas_killed_one_by_one() {
         tokio::time::sleep(Duration::from_millis(1000)).await;
         replica.restart().await;
     }
-    let result = bounded(40, "the driver's RESULT", lines.next_line())
+    let result = bounded(90, "the driver's RESULT", lines.next_line())
         .await
         .ok()
         .flatten()

@@ -17,7 +17,7 @@ const { ResourceUpdatedNotificationSchema } = require("@modelcontextprotocol/sdk
 const timer = setTimeout(() => {
   console.error("the scale-out driver timed out");
   process.exit(3);
-}, Number(durationMs) + 30000);
+}, Number(durationMs) + 80000);
 
 const ids = [];
 let resumes = 0;
