@@ -72,6 +72,11 @@ pids+=($!)
 wait_port "$LB_PORT"
 
 info() { redis-cli -p "$REDIS_PORT" INFO stats | tr -d '\r' | awk -F: -v k="$1" '$1==k {print $2}'; }
+# "name calls" per command, e.g. "hgetall 10400".
+commandstats() {
+  redis-cli -p "$REDIS_PORT" INFO commandstats | tr -d '\r' \
+    | sed -n 's/^cmdstat_\([^:]*\):calls=\([0-9]*\).*/\1 \2/p' | sort
+}
 
 measure() { # MODE ROUND
   local mode=$1 round=$2 extra=()
@@ -82,6 +87,7 @@ measure() { # MODE ROUND
   wait_port "$SERVER_PORT"
   local cmds0 in0 out0
   cmds0=$(info total_commands_processed); in0=$(info total_net_input_bytes); out0=$(info total_net_output_bytes)
+  commandstats > "$WORK/stats0"
   timeout 400 "$MCPBENCH" http --label "ours-sessions-$mode" --http-n "$N" -c 1,32 --warmup "$WARMUP" \
       --max-secs 60 --hard-timeout 300 --server-pid "$server" "http://127.0.0.1:$LB_PORT/mcp" \
     | sed -u "s/^{/{\"round\":$round,/"
@@ -89,7 +95,10 @@ measure() { # MODE ROUND
   local cmds in out
   cmds=$(( $(info total_commands_processed) - cmds0 )); in=$(( $(info total_net_input_bytes) - in0 ))
   out=$(( $(info total_net_output_bytes) - out0 ))
-  echo "{\"round\":$round,\"impl\":\"ours-sessions-$mode\",\"redis_commands\":$cmds,\"redis_bytes_in\":$in,\"redis_bytes_out\":$out,\"requests_made_approx\":$calls}"
+  local per
+  per=$(commandstats | join -a1 -e0 -o 0,1.2,2.2 - "$WORK/stats0" \
+    | awk '$2-$3>0 {printf "%s\"%s\":%d", sep, $1, $2-$3; sep=","}')
+  echo "{\"round\":$round,\"impl\":\"ours-sessions-$mode\",\"redis_commands\":$cmds,\"redis_bytes_in\":$in,\"redis_bytes_out\":$out,\"requests_made_approx\":$calls,\"by_command\":{$per}}"
   kill "$server"; wait "$server" 2>/dev/null || true
 }
 
