@@ -56,12 +56,34 @@ fn server() -> Server {
         .build()
 }
 
-/// A key prefix no other test run uses.
+/// A key prefix no other test run uses (the test's name and this process's id).
 fn prefix(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("mcp-test:{test}:{}:{nanos}:", std::process::id())
+    format!("mcp-test:{test}:{}:", std::process::id())
+}
+
+/// Deletes every key under the test's prefix (the shared Redis is never flushed).
+async fn forget(test: &str) {
+    let prefix = prefix(test);
+    let redis = RedisHandle::new(RedisConfig::new(REDIS)).expect("a valid Redis URL");
+    let mut cursor = 0u64;
+    for _ in 0..10_000 {
+        let mut scan = mcp_server::shared::client::cmd("SCAN");
+        scan.arg(cursor)
+            .arg("MATCH")
+            .arg(format!("{prefix}*"))
+            .arg("COUNT")
+            .arg(1000);
+        let (next, keys): (u64, Vec<String>) = redis.query(&scan).await.expect("SCAN");
+        if !keys.is_empty() {
+            let mut del = mcp_server::shared::client::cmd("DEL");
+            del.arg(keys);
+            redis.query::<()>(&del).await.expect("DEL");
+        }
+        if next == 0 {
+            return;
+        }
+        cursor = next;
+    }
 }
 
 /// A handle on the machine's Redis with a key prefix of the test's own.
@@ -277,6 +299,7 @@ async fn memory_store_any_replica_serves_any_session() {
 #[tokio::test]
 async fn redis_store_any_replica_serves_any_session() {
     any_replica_serves_any_session(redis_store("any-replica").await).await;
+    forget("any-replica").await;
 }
 
 #[tokio::test]
@@ -287,6 +310,7 @@ async fn memory_store_cap_and_expiry() {
 #[tokio::test]
 async fn redis_store_cap_and_expiry() {
     the_cap_and_expiry_hold_across_replicas(redis_store("cap-expiry").await).await;
+    forget("cap-expiry").await;
 }
 
 #[tokio::test]
@@ -387,6 +411,7 @@ async fn memory_stores_standalone_stream_resumes_on_another_replica() {
 #[tokio::test]
 async fn redis_stores_standalone_stream_resumes_on_another_replica() {
     standalone_stream_resumes_on_another_replica(redis_stores("resume")).await;
+    forget("resume").await;
 }
 
 async fn answers_reach_the_replica_that_asked(stores: Stores) {
@@ -438,4 +463,5 @@ async fn memory_relay_answers_reach_the_replica_that_asked() {
 #[tokio::test]
 async fn redis_relay_answers_reach_the_replica_that_asked() {
     answers_reach_the_replica_that_asked(redis_stores("relay")).await;
+    forget("relay").await;
 }

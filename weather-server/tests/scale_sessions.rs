@@ -34,6 +34,17 @@ fn unique_prefix(test: &str) -> String {
     format!("test:scale-sessions:{test}:{}:{nanos}:", std::process::id())
 }
 
+/// Deletes every key under `prefix` (the shared Redis is never flushed).
+fn forget(prefix: &str) {
+    let script = format!(
+        "redis-cli --scan --pattern '{prefix}*' | xargs -r -n 500 redis-cli DEL >/dev/null"
+    );
+    let _ = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .status();
+}
+
 async fn wait_for_port(port: u16, what: &str) {
     for _ in 0..200 {
         if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
@@ -276,6 +287,7 @@ async fn a_typescript_session_survives_replicas_killed_one_by_one() {
     for mut replica in replicas {
         replica.kill().await;
     }
+    forget(&prefix);
 }
 
 /// One HTTP/1.1 POST (Connection: close) through `addr`; the status, headers and body.
@@ -384,4 +396,5 @@ async fn a_thousand_concurrent_sessions_over_three_replicas() {
     for mut replica in replicas {
         replica.kill().await;
     }
+    forget(&prefix);
 }

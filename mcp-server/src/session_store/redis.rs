@@ -4,9 +4,9 @@
 //! - `P` + `s:<id>`: a hash with the record (`v`, `caps`, `info`, `lvl`, `owner`, `rev`); it
 //!   expires when the session idles out.
 //! - `P` + `subs:<id>`: the set of resources the session is subscribed to (same expiry).
-//! - `P` + `subscribers:<uri>`: the sessions subscribed to a resource (an unsubscribe removes
-//!   one; a session that expires subscribed stays listed, and a change is then appended to a
-//!   stream nobody reads, which expires).
+//! - `P` + `subscribers:<uri>`: the sessions subscribed to a resource (unsubscribe and DELETE
+//!   remove one; a session that expired subscribed is dropped the next time the URI's
+//!   subscribers are read).
 //! - `P` + `sessions`: a sorted set of session ids scored by when they expire (ms since the
 //!   epoch), which counts live sessions for the cap; it expires with the last of them.
 //!
@@ -58,6 +58,27 @@ redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
+";
+
+/// The live subscribers of a URI; ids of sessions that expired or were removed are dropped
+/// from the index on the way (ARGV[1]: the prefix of session keys).
+const SUBSCRIBERS: &str = r"
+local live = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 1 then table.insert(live, id)
+  else redis.call('SREM', KEYS[1], id) end
+end
+return live
+";
+
+/// Removes a session, its subscriptions and its entries in the subscriber index
+/// (ARGV[1]: the prefix of index keys, ARGV[2]: the id).
+const REMOVE: &str = r"
+for _, uri in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  redis.call('SREM', ARGV[1] .. uri, ARGV[2])
+end
+redis.call('ZREM', KEYS[3], ARGV[2])
+return redis.call('DEL', KEYS[1], KEYS[2])
 ";
 
 /// Sessions in Redis, under the handle's key prefix; cheap to clone.
@@ -262,29 +283,26 @@ impl SessionStore for RedisSessionStore {
         uri: &'a str,
     ) -> StoreFuture<'a, Result<Vec<String>, SessionStoreError>> {
         Box::pin(async move {
-            let mut cmd = redis::cmd("SMEMBERS");
-            cmd.arg(self.key("subscribers", uri));
+            let mut cmd = redis::cmd("EVAL");
+            cmd.arg(SUBSCRIBERS)
+                .arg(1)
+                .arg(self.key("subscribers", uri))
+                .arg(self.key("s", ""));
             self.redis.query(&cmd).await.map_err(unavailable)
         })
     }
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>> {
         Box::pin(async move {
-            let mut pipe = redis::pipe();
-            pipe.cmd("DEL")
+            let mut cmd = redis::cmd("EVAL");
+            cmd.arg(REMOVE)
+                .arg(3)
                 .arg(self.key("s", id))
-                .cmd("DEL")
                 .arg(self.key("subs", id))
-                .ignore()
-                .cmd("ZREM")
                 .arg(self.index())
-                .arg(id)
-                .ignore();
-            let (deleted,): (i64,) = self
-                .redis
-                .query_pipeline(&pipe)
-                .await
-                .map_err(unavailable)?;
+                .arg(self.key("subscribers", ""))
+                .arg(id);
+            let deleted: i64 = self.redis.query(&cmd).await.map_err(unavailable)?;
             Ok(deleted > 0)
         })
     }
