@@ -201,7 +201,14 @@ http {{
         SocketAddr::from(([127, 0, 0, 1], self.port))
     }
 
+    /// SIGTERM, so the master stops its workers (SIGKILL would orphan them).
     async fn stop(mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+            let _ = bounded(10, "nginx stops", self.child.wait()).await;
+        }
         let _ = self.child.kill().await;
         let _ = std::fs::remove_dir_all(&self.dir);
     }
