@@ -148,6 +148,7 @@ mod context;
 #[cfg(feature = "schemars")]
 mod derived_schema;
 mod error;
+pub mod event_store;
 mod handler;
 pub mod http;
 mod modern;
@@ -158,6 +159,7 @@ mod resource;
 mod server;
 mod services;
 mod session;
+pub mod session_store;
 pub mod shared;
 mod stdio;
 pub mod tasks;

@@ -18,12 +18,15 @@ use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
+use crate::event_store::{EventLimits, RedisEventStore};
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
+use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
+use crate::session_store::{RedisSessionRelay, RedisSessionStore, SessionMirror, StoreLink};
 use crate::shared::bus::{BusEvent, NoBus, RedisBus, ReplicaBus};
 use crate::shared::{RedisHandle, SharedStateError};
 use crate::stdio::StdioTransport;
@@ -115,6 +118,9 @@ struct ServerInner {
     redis: Option<RedisHandle>,
     /// What carries changes to the other replicas; started on first use inside a runtime.
     bus: OnceLock<Arc<dyn ReplicaBus>>,
+    /// Where this server's HTTP sessions are shared with other replicas, once it serves HTTP
+    /// with a session store and an event store.
+    shared_sessions: OnceLock<SharedSessions>,
 }
 
 /// An MCP server: cheap to clone, able to serve many connections at once.
@@ -180,6 +186,7 @@ impl Server {
                 tasks,
                 redis,
                 bus: OnceLock::new(),
+                shared_sessions: OnceLock::new(),
             }),
         }
     }
@@ -321,8 +328,35 @@ impl Server {
         addr: A,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        let config = self.share_sessions(config);
         self.bus();
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
+    }
+
+    /// With Redis configured, `config` with 2025-era sessions and their standalone streams kept
+    /// there (unless it names stores of its own, or serves statelessly).
+    fn share_sessions(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
+        if let (Some(redis), false, None) = (self.redis(), config.stateless, &config.session_store)
+        {
+            config.session_store = Some(Arc::new(RedisSessionStore::new(redis.clone())));
+            if config.event_store.is_none() {
+                config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
+            }
+            if config.session_relay.is_none() {
+                config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
+            }
+        }
+        if let (Some(sessions), Some(events)) = (&config.session_store, &config.event_store) {
+            let _ = self.inner.shared_sessions.set(SharedSessions {
+                sessions: sessions.clone(),
+                events: events.clone(),
+                limits: EventLimits {
+                    retained: config.replay_buffer,
+                    ttl: config.session_idle_timeout,
+                },
+            });
+        }
+        config
     }
 
     /// Like [`serve_http`](Self::serve_http), on a listener already bound (to learn the port
@@ -332,6 +366,7 @@ impl Server {
         listener: tokio::net::TcpListener,
         config: crate::http::HttpConfig,
     ) -> Result<crate::http::HttpServer, crate::http::HttpError> {
+        let config = self.share_sessions(config);
         self.bus();
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
@@ -373,6 +408,42 @@ impl Server {
         }
         sessions.push(Arc::downgrade(&state));
         RunningSession { peer, state }
+    }
+
+    /// Ties a session to its record in the shared session store: restores what it negotiated
+    /// when another replica made it, and writes the client's later changes through.
+    pub(crate) fn link_session(&self, running: &RunningSession, link: Arc<StoreLink>) {
+        let state = &running.state;
+        if let Some(restored) = link.take_restored() {
+            let record = &restored.record;
+            let version = record.protocol_version;
+            let parsed = serde_json::from_str(&record.client_capabilities)
+                .and_then(|caps| Ok((caps, serde_json::from_str(&record.client_info)?)));
+            match parsed {
+                Ok((client_capabilities, client_info)) => {
+                    let (server_capabilities, advertised) = self.capabilities(version);
+                    state.restore(
+                        Negotiated {
+                            version,
+                            client_capabilities,
+                            client_info,
+                            server_capabilities,
+                            advertised,
+                        },
+                        record.log_level,
+                        restored.subscriptions,
+                    );
+                    running.peer.set_protocol_version(version);
+                }
+                Err(e) => tracing::warn!("a stored session's initialize is unreadable: {e}"),
+            }
+        }
+        // Requests to the client are numbered from this replica's own range, so the answer
+        // names the replica that waits for it, wherever it is POSTed.
+        running.peer.set_next_request_id(replica_request_ids());
+        let mirror: Arc<dyn SessionMirror> = state.clone();
+        link.set_mirror(Arc::downgrade(&mirror));
+        state.set_link(link);
     }
 
     /// Serves the process's stdin and stdout until input ends, in-flight requests are answered
@@ -513,16 +584,53 @@ impl Server {
     /// on every replica when state is shared through Redis.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.resource_updated_here(uri);
+        self.resource_updated_shared(uri);
         self.bus()
             .publish(BusEvent::ResourceUpdated { uri: uri.into() });
     }
 
-    /// Tells the clients of this process subscribed to `uri` that it changed.
+    /// Tells every shared session subscribed to `uri`, whichever replica holds it, that it
+    /// changed: once, on its standalone stream in the event store.
+    fn resource_updated_shared(&self, uri: &str) {
+        let Some(shared) = self.inner.shared_sessions.get() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (sessions, events, limits) = (
+            shared.sessions.clone(),
+            shared.events.clone(),
+            shared.limits,
+        );
+        let uri = uri.to_owned();
+        runtime.spawn(async move {
+            let json = serde_json::json!({ "jsonrpc": "2.0",
+                "method": "notifications/resources/updated", "params": { "uri": uri } })
+            .to_string();
+            let ids = match sessions.subscribers(&uri).await {
+                Ok(ids) => ids,
+                Err(e) => {
+                    tracing::warn!("resources/updated for {uri} not sent: {e}");
+                    return;
+                }
+            };
+            for id in ids {
+                if let Err(e) = events.append(&id, 0, json.as_bytes(), limits).await {
+                    tracing::warn!(session = %id, "resources/updated for {uri} not sent: {e}");
+                }
+            }
+        });
+    }
+
+    /// Tells the clients of this process subscribed to `uri` that it changed (a shared
+    /// session hears it through the event store instead, once, whichever replica changed it).
     fn resource_updated_here(&self, uri: &str) {
+        let fanned_out = self.inner.shared_sessions.get().is_some();
         let targets: Vec<PeerHandle> = self
             .live_sessions()
             .iter()
-            .filter(|s| s.is_subscribed(uri))
+            .filter(|s| s.is_subscribed(uri) && !(fanned_out && s.is_shared()))
             .filter_map(|s| s.peer().cloned())
             .collect();
         let params = jsonrpc::to_raw(&serde_json::json!({ "uri": uri })).ok();
@@ -582,6 +690,26 @@ impl Server {
     pub fn session_count(&self) -> usize {
         self.live_sessions().len()
     }
+}
+
+/// The stores a server's HTTP sessions are shared through.
+struct SharedSessions {
+    sessions: Arc<dyn crate::session_store::SessionStore>,
+    events: Arc<dyn crate::event_store::EventStore>,
+    limits: EventLimits,
+}
+
+/// Where this process numbers requests to the clients of shared sessions from: a random
+/// multiple of 2^20 below 2^50 (exact in JavaScript numbers), the same for the process's life.
+fn replica_request_ids() -> i64 {
+    static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| {
+        let random = crate::http::new_random_id()
+            .ok()
+            .and_then(|hex| u32::from_str_radix(hex.get(..8)?, 16).ok())
+            .unwrap_or(1);
+        (i64::from(random & 0x3FFF_FFFF).max(1) << 20) + 1
+    })
 }
 
 /// Sends a notification to each peer from a task (so callers need not be async).

@@ -27,6 +27,7 @@ use crate::error::ServerError;
 use crate::modern;
 use crate::request_state::{LogLevel, Negotiated, RequestState};
 use crate::server::Server;
+use crate::session_store::{SessionChange, SessionMirror, StoreLink};
 use crate::tasks::{self, TaskMethod};
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
@@ -78,6 +79,8 @@ pub(crate) struct SessionState {
     identity: OnceLock<Arc<IdentityCell>>,
     /// A key unique to this connection (task listings are scoped to it).
     key: Arc<str>,
+    /// The session's record in a shared session store, when replicas share sessions.
+    link: OnceLock<Arc<StoreLink>>,
 }
 
 impl SessionState {
@@ -92,7 +95,38 @@ impl SessionState {
             ready: tokio::sync::Notify::new(),
             identity: OnceLock::new(),
             key: connection_key(),
+            link: OnceLock::new(),
         }
+    }
+
+    /// Writes the client's changes through to the shared session store from now on.
+    pub(crate) fn set_link(&self, link: Arc<StoreLink>) {
+        let _ = self.link.set(link);
+    }
+
+    /// Takes over a session another replica negotiated: as if `initialize` and
+    /// `notifications/initialized` had been seen here.
+    pub(crate) fn restore(
+        &self,
+        negotiated: Negotiated,
+        log_level: Option<LoggingLevel>,
+        subscriptions: Vec<String>,
+    ) {
+        let _ = self.negotiated.set(Arc::new(negotiated));
+        self.initialized_notified.store(true, Ordering::Release);
+        if let Some(level) = log_level {
+            self.log_level.set(level);
+        }
+        self.set_subscriptions(subscriptions);
+        self.ready.notify_waiters();
+    }
+
+    /// Writes a change of the client's to the shared session store, if there is one.
+    async fn persist(&self, change: SessionChange) -> Result<(), ServerError> {
+        let Some(link) = self.link.get() else {
+            return Ok(());
+        };
+        link.persist(change).await.map_err(ServerError::handler)
     }
 
     /// Reads the client's identity from `cell` from now on.
@@ -165,6 +199,11 @@ impl SessionState {
         self.peer.get()
     }
 
+    /// Whether the session is shared with other replicas through a session store.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.link.get().is_some()
+    }
+
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         lock(&self.subscriptions).contains(uri)
     }
@@ -180,6 +219,18 @@ impl SessionState {
             ListKind::Resources => advertised.resources,
             ListKind::Prompts => advertised.prompts,
         }
+    }
+}
+
+impl SessionMirror for SessionState {
+    fn set_log_level(&self, level: LoggingLevel) {
+        self.log_level.set(level);
+    }
+
+    fn set_subscriptions(&self, uris: Vec<String>) {
+        let mut subscriptions = lock(&self.subscriptions);
+        subscriptions.clear();
+        subscriptions.extend(uris.into_iter().take(MAX_SUBSCRIPTIONS));
     }
 }
 
@@ -353,18 +404,24 @@ impl Session {
             Method::ReadResource => offers.resources.read(params, ctx()).await,
             Method::Subscribe => {
                 let p: <Subscribe as RequestType>::Params = parse_params(params)?;
-                let mut subscriptions = lock(&self.state.subscriptions);
-                if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
-                    return Err(ServerError::InvalidParams(format!(
-                        "Too many subscriptions: at most {MAX_SUBSCRIPTIONS} per connection; unsubscribe first"
-                    )));
+                {
+                    let mut subscriptions = lock(&self.state.subscriptions);
+                    if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
+                        return Err(ServerError::InvalidParams(format!(
+                            "Too many subscriptions: at most {MAX_SUBSCRIPTIONS} per connection; unsubscribe first"
+                        )));
+                    }
+                    subscriptions.insert(p.uri.clone());
                 }
-                subscriptions.insert(p.uri);
+                self.state.persist(SessionChange::Subscribe(p.uri)).await?;
                 Ok(jsonrpc::empty_object())
             }
             Method::Unsubscribe => {
                 let p: <Unsubscribe as RequestType>::Params = parse_params(params)?;
                 lock(&self.state.subscriptions).remove(&p.uri);
+                self.state
+                    .persist(SessionChange::Unsubscribe(p.uri))
+                    .await?;
                 Ok(jsonrpc::empty_object())
             }
             Method::ListPrompts => offers.prompts.list(params, page_size),
@@ -379,6 +436,7 @@ impl Session {
             Method::SetLevel => {
                 let p: <SetLevel as RequestType>::Params = parse_params(params)?;
                 self.state.log_level.set(p.level);
+                self.state.persist(SessionChange::LogLevel(p.level)).await?;
                 Ok(jsonrpc::empty_object())
             }
         }

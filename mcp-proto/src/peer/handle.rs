@@ -60,6 +60,20 @@ impl PeerHandle {
         self.shared.pending.len()
     }
 
+    /// Whether one of our requests with this id waits for its answer.
+    pub fn awaits(&self, id: &crate::jsonrpc::RequestId) -> bool {
+        match id {
+            crate::jsonrpc::RequestId::Number(n) => self.shared.pending.contains(*n),
+            crate::jsonrpc::RequestId::String(_) => false,
+        }
+    }
+
+    /// Numbers our next requests from `id` on (replicas serving one session pick distinct
+    /// ranges, so an answer names the one replica that waits for it).
+    pub fn set_next_request_id(&self, id: i64) {
+        self.shared.next_id.store(id, Ordering::Relaxed);
+    }
+
     /// How many incoming requests are being handled.
     pub fn requests_in_flight(&self) -> usize {
         lock(&self.shared.in_flight).len()

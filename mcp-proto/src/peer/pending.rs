@@ -129,6 +129,11 @@ impl PendingTable {
             .and_then(|c| c.progress.clone())
     }
 
+    /// Whether a call with this id is waiting.
+    pub(crate) fn contains(&self, id: i64) -> bool {
+        lock(&self.inner).calls.contains_key(&id)
+    }
+
     /// How many calls are waiting.
     pub(crate) fn len(&self) -> usize {
         lock(&self.inner).calls.len()

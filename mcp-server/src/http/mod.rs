@@ -65,6 +65,8 @@ pub use mirrored_headers::ToolHeaderParam;
 pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
+use crate::event_store::{EventLimits, EventStore};
+use crate::session_store::{SessionRelay, SessionStore};
 use modern::ConnectionSession;
 use security::HostGuard;
 use session::{Session, SessionTable};
@@ -158,6 +160,18 @@ pub struct HttpConfig {
     pub auth: Option<AuthConfig>,
     /// On shutdown, how long in-flight requests may still finish (default 5 s).
     pub shutdown_grace: Duration,
+    /// Where 2025-era sessions are kept so that every replica serves every session (default:
+    /// none, sessions live in this process only). With a store, `max_sessions` and
+    /// `session_idle_timeout` hold across every replica sharing it.
+    pub session_store: Option<Arc<dyn SessionStore>>,
+    /// Where the standalone (GET) streams of shared sessions are kept, so `Last-Event-ID`
+    /// resumes them through any replica (used with `session_store`; default: none, each
+    /// replica keeps its streams).
+    pub event_store: Option<Arc<dyn EventStore>>,
+    /// Carries a client's answer to a server-to-client request (and a cancellation) to the
+    /// replica that waits for it, when it was POSTed to another (used with `session_store`;
+    /// default: none).
+    pub session_relay: Option<Arc<dyn SessionRelay>>,
     /// Serve `GET /healthz` (the process is up) and `GET /readyz` (and what it needs is
     /// reachable: 503 with a JSON `reason` otherwise), without authorization (default true).
     pub health_endpoints: bool,
@@ -186,6 +200,9 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             auth: None,
             shutdown_grace: Duration::from_secs(5),
+            session_store: None,
+            event_store: None,
+            session_relay: None,
             health_endpoints: true,
         }
     }
@@ -293,8 +310,12 @@ pub fn serve_session(
 ) -> crate::RunningSession {
     let version = transport.stateless_version();
     let identity = transport.identity_cell();
+    let link = transport.store_link();
     let running = server.serve_session(transport, version);
     running.state.set_identity_source(identity);
+    if let Some(link) = link {
+        server.link_session(&running, link);
+    }
     running
 }
 
@@ -341,6 +362,9 @@ pub fn serve(
         config,
     });
     let stop = CancellationToken::new();
+    if let Some(relay) = &app.config.session_relay {
+        tokio::spawn(take_relayed(relay.listen(), Arc::downgrade(&app)));
+    }
     let task = tokio::spawn(accept_loop(listener, app.clone(), stop.clone()));
     Ok(HttpServer {
         local_addr,
@@ -363,6 +387,44 @@ impl App {
     pub(crate) fn start_session(&self, session: &Arc<Session>) {
         let keep = self.factory.start(session.transport());
         session.keep(keep);
+    }
+
+    /// Keeps `session`'s standalone stream in the shared event store, if there is one.
+    pub(crate) fn share_events(&self, session: &Session) {
+        if let Some(store) = &self.config.event_store {
+            let limits = EventLimits {
+                retained: self.config.replay_buffer,
+                ttl: self.config.session_idle_timeout,
+            };
+            session.share_events(store.clone(), limits);
+        }
+    }
+
+    /// Closes expired sessions; with a shared store, keeps the sessions with open streams here
+    /// alive in it and closes those removed through another replica.
+    fn sweep(self: &Arc<Self>) {
+        self.sessions.sweep();
+        let Some(store) = self.config.session_store.clone() else {
+            return;
+        };
+        let ids = self.sessions.attached_ids();
+        if ids.is_empty() {
+            return;
+        }
+        let app = self.clone();
+        tokio::spawn(async move {
+            let idle = app.config.session_idle_timeout;
+            match store.keep_alive(&ids, idle).await {
+                Ok(alive) => {
+                    for (id, alive) in ids.iter().zip(alive) {
+                        if !alive {
+                            app.sessions.remove(id);
+                        }
+                    }
+                }
+                Err(e) => tracing::warn!("cannot keep sessions with open streams alive: {e}"),
+            }
+        });
     }
 
     async fn handle(
@@ -454,6 +516,16 @@ pub(crate) fn method_not_allowed(allow: &'static str) -> Response<ResponseBody> 
     response
 }
 
+/// Hands each message another replica relayed to the session here that waits for it.
+async fn take_relayed(mut relayed: crate::session_store::Relayed, app: std::sync::Weak<App>) {
+    while let Some((session, json)) = relayed.recv().await {
+        let Some(app) = app.upgrade() else { return };
+        if let Some(session) = app.sessions.peek(&session) {
+            session.accept_relayed(&json);
+        }
+    }
+}
+
 async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationToken) {
     let mut builder = http1::Builder::new();
     builder
@@ -468,7 +540,7 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
-            _ = sweep.tick() => app.sessions.sweep(),
+            _ = sweep.tick() => app.sweep(),
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => {
                 let (tcp, _) = match accepted {

@@ -14,6 +14,9 @@ use super::body::{self, read_body, Refusal, ResponseBody, SseStart};
 use super::session::{self, CreateError, PushError, Reply, Session, SessionKind, Stream};
 use super::{method_not_allowed, modern, App};
 use crate::auth::AuthIdentity;
+use crate::session_store::{
+    Restored, SessionLimits, SessionRecord, SessionStore, SessionStoreError, StoreLink,
+};
 
 /// `Mcp-Session-Id` (header names are case-insensitive).
 pub(crate) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -34,8 +37,8 @@ pub(crate) async fn handle(
             method_not_allowed("POST")
         }
         Method::POST => post(app, req, connection, identity).await,
-        Method::GET => get(app, req, identity.as_ref()),
-        Method::DELETE => delete(app, req, identity.as_ref()),
+        Method::GET => get(app, req, identity.as_ref()).await,
+        Method::DELETE => delete(app, req, identity.as_ref()).await,
         _ => method_not_allowed(allow(app)),
     }
 }
@@ -119,9 +122,10 @@ fn protocol_version(headers: &HeaderMap) -> Result<ProtocolVersion, Refusal> {
 }
 
 /// The session a request names: `Ok(None)` when it names none, `Err` with 404 when unknown or
-/// bound to another principal than the request's token speaks for.
-fn named_session(
-    app: &App,
+/// bound to another principal than the request's token speaks for. With a shared session
+/// store, the session is marked active there (and restored here when another replica made it).
+async fn named_session(
+    app: &Arc<App>,
     headers: &HeaderMap,
     identity: Option<&Arc<AuthIdentity>>,
 ) -> Result<Option<Arc<Session>>, Refusal> {
@@ -129,10 +133,86 @@ fn named_session(
         return Ok(None);
     };
     let id = value.to_str().map_err(|_| session_not_found())?;
-    match app.sessions.get(id) {
+    let local = app.sessions.get(id);
+    let session = match &app.config.session_store {
+        None => local,
+        Some(store) => shared_session(app, store, id, local, identity).await?,
+    };
+    match session {
         Some(s) if s.kind() == SessionKind::Streamable && admits(&s, identity) => Ok(Some(s)),
         _ => Err(session_not_found()),
     }
+}
+
+/// Session `id` as the shared store knows it: one round trip marks it active and reads its
+/// record; the local copy takes changes made elsewhere, or is made from the record.
+async fn shared_session(
+    app: &Arc<App>,
+    store: &Arc<dyn SessionStore>,
+    id: &str,
+    local: Option<Arc<Session>>,
+    identity: Option<&Arc<AuthIdentity>>,
+) -> Result<Option<Arc<Session>>, Refusal> {
+    let idle = app.config.session_idle_timeout;
+    let record = match store.touch(id, idle).await {
+        Ok(Some(record)) => record,
+        Ok(None) => {
+            // Deleted or expired through another replica: this copy goes too.
+            if local.is_some() {
+                app.sessions.remove(id);
+            }
+            return Ok(None);
+        }
+        Err(e) => return Err(store_failed(&e)),
+    };
+    if let (Some(owner), Some(identity)) = (&record.owner, identity) {
+        if identity.owner_key() != *owner {
+            return Ok(None);
+        }
+    }
+    if let Some(session) = local {
+        if let Some(link) = session.store_link() {
+            link.refresh(&record).await.map_err(|e| store_failed(&e))?;
+        }
+        return Ok(Some(session));
+    }
+    let subscriptions = if record.revision == 0 {
+        Vec::new()
+    } else {
+        store
+            .subscriptions(id)
+            .await
+            .map_err(|e| store_failed(&e))?
+    };
+    let version = record.protocol_version;
+    let restored = Restored {
+        record,
+        subscriptions,
+    };
+    let made = app.sessions.restore(id, |session| {
+        session.set_version(version);
+        session.link(StoreLink::new(id, store.clone(), idle, Some(restored)));
+        app.share_events(session);
+        app.start_session(session);
+    });
+    match made {
+        Ok((session, _)) => Ok(Some(session)),
+        Err(_) => Err(Refusal::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            -32000,
+            "Service Unavailable: too many sessions on this replica",
+        )),
+    }
+}
+
+/// 503 naming why the shared session store failed.
+fn store_failed(e: &SessionStoreError) -> Refusal {
+    tracing::warn!("session store: {e}");
+    Refusal::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32000,
+        format!("Service Unavailable: {e}"),
+    )
 }
 
 /// Whether `session` may serve a request of `identity` (always, without authorization); the
@@ -243,7 +323,7 @@ async fn post(
     let named = if app.config.stateless {
         None
     } else {
-        match named_session(app, headers, identity.as_ref()) {
+        match named_session(app, headers, identity.as_ref()).await {
             Ok(s) => s,
             Err(refusal) => return refusal.into(),
         }
@@ -271,7 +351,7 @@ async fn post(
         let session = Session::detached(SessionKind::Stateless, app.config.replay_buffer);
         // No initialize reaches a stateless session: the header's version is the session's.
         session.set_version(version);
-        session.identity().set(identity);
+        session.identity().set(identity.clone());
         app.start_session(&session);
         (session, false)
     } else {
@@ -289,7 +369,12 @@ async fn post(
             }
             (None, true) => match app.sessions.create(SessionKind::Streamable) {
                 Ok(session) => {
-                    session.identity().set(identity);
+                    session.identity().set(identity.clone());
+                    if let Some(store) = &app.config.session_store {
+                        let idle = app.config.session_idle_timeout;
+                        session.link(StoreLink::new(session.id(), store.clone(), idle, None));
+                        app.share_events(&session);
+                    }
                     app.start_session(&session);
                     (session, true)
                 }
@@ -316,6 +401,10 @@ async fn post(
         session: &session,
         armed: session.kind() == SessionKind::Stateless,
     };
+    // What the shared store keeps of the client's initialize.
+    let hello = (created && app.config.session_store.is_some())
+        .then(|| client_hello(&frame))
+        .flatten();
     let outcome = deliver(app, &session, frame, shape, effective).await;
     // A streaming answer's SSE body ends the session when it is dropped.
     close.armed &= !outcome.streaming;
@@ -326,6 +415,22 @@ async fn post(
         }
     }
     let mut response = outcome.response;
+    if created && response.status().is_success() {
+        if let Some(store) = &app.config.session_store {
+            let version = session.version().unwrap_or(effective);
+            let (capabilities, info) = hello.unwrap_or_default();
+            let mut record = SessionRecord::new(version, capabilities, info);
+            record.owner = identity.as_ref().map(|i| i.owner_key());
+            let limits = SessionLimits {
+                idle: app.config.session_idle_timeout,
+                max_sessions: app.config.max_sessions,
+            };
+            if let Err(e) = store.create(session.id(), &record, limits).await {
+                app.sessions.remove(session.id());
+                return Response::from(store_failed(&e));
+            }
+        }
+    }
     if created {
         if response.status().is_success() {
             if let Ok(value) = HeaderValue::from_str(session.id()) {
@@ -336,6 +441,25 @@ async fn post(
         }
     }
     response
+}
+
+/// The `capabilities` and `clientInfo` of an `initialize` request, as JSON.
+fn client_hello(frame: &Frame) -> Option<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Hello<'a> {
+        #[serde(borrow)]
+        capabilities: Option<&'a serde_json::value::RawValue>,
+        #[serde(rename = "clientInfo", borrow)]
+        client_info: Option<&'a serde_json::value::RawValue>,
+    }
+    let Frame::Single(Message::Request(request)) = frame else {
+        return None;
+    };
+    let hello: Hello = serde_json::from_str(request.params.as_ref()?.get()).ok()?;
+    Some((
+        hello.capabilities.map_or("{}", |c| c.get()).to_owned(),
+        hello.client_info?.get().to_owned(),
+    ))
 }
 
 /// Closes a session when dropped, if armed.
@@ -399,6 +523,19 @@ pub(crate) async fn deliver(
     version: ProtocolVersion,
 ) -> Outcome {
     if shape.requests.is_empty() {
+        if let Some(relay) = app.config.session_relay.as_ref() {
+            if session.kind() == SessionKind::Streamable && !session.handles_here(&frame) {
+                // An answer (or a cancellation) another replica waits for.
+                let mut json = Vec::new();
+                if let Frame::Single(message) = &frame {
+                    message.write_json(&mut json);
+                }
+                return match relay.send(session.id(), &json).await {
+                    Ok(()) => body::status(StatusCode::ACCEPTED).into(),
+                    Err(e) => Response::from(store_failed(&e)).into(),
+                };
+            }
+        }
         return match session.push(Ok(frame), &[], None) {
             Ok(()) => body::status(StatusCode::ACCEPTED).into(),
             Err(e) => push_failed(e).into(),
@@ -523,7 +660,7 @@ pub(crate) fn push_failed(e: PushError) -> Response<ResponseBody> {
     }
 }
 
-fn get(
+async fn get(
     app: &Arc<App>,
     req: Request<Incoming>,
     identity: Option<&Arc<AuthIdentity>>,
@@ -543,7 +680,7 @@ fn get(
         Ok(v) => v,
         Err(refusal) => return refusal.into(),
     };
-    let session = match named_session(app, headers, identity) {
+    let session = match named_session(app, headers, identity).await {
         Ok(Some(s)) => s,
         Ok(None) => return bad_request("Bad Request: Mcp-Session-Id header is required").into(),
         Err(refusal) => return refusal.into(),
@@ -552,6 +689,17 @@ fn get(
         .get(&LAST_EVENT_ID)
         .and_then(|v| v.to_str().ok())
         .and_then(session::parse_event_id);
+    if app.config.session_store.is_some() {
+        let after = resume.and_then(|(id, seq)| (id == session::STANDALONE).then_some(seq));
+        if let Err(e) = session.prepare_standalone(after).await {
+            tracing::warn!("event store: {e}");
+            return body::rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                &format!("Service Unavailable: {e}"),
+            );
+        }
+    }
     let (stream, after) = match resume.and_then(|(id, seq)| Some((session.stream(id)?, seq))) {
         Some((stream, seq)) => (stream, Some(seq)),
         None => match session.standalone() {
@@ -577,7 +725,7 @@ fn get(
     body::sse_response(&session, stream, generation, cursor, start)
 }
 
-fn delete(
+async fn delete(
     app: &Arc<App>,
     req: Request<Incoming>,
     identity: Option<&Arc<AuthIdentity>>,
@@ -588,21 +736,27 @@ fn delete(
     if let Err(refusal) = protocol_version(req.headers()) {
         return refusal.into();
     }
-    let Some(id) = req.headers().get(&SESSION_ID) else {
+    if req.headers().get(&SESSION_ID).is_none() {
         return bad_request("Bad Request: Mcp-Session-Id header is required").into();
+    }
+    let session = match named_session(app, req.headers(), identity).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return session_not_found().into(),
+        Err(refusal) => return refusal.into(),
     };
-    let owned = |id: &&str| {
-        app.sessions
-            .get(id)
-            .is_some_and(|s| s.kind() == SessionKind::Streamable && admits(&s, identity))
-    };
-    match id
-        .to_str()
-        .ok()
-        .filter(owned)
-        .filter(|id| app.sessions.remove(id))
-    {
-        Some(_) => body::status(StatusCode::OK),
-        None => session_not_found().into(),
+    if let Some(store) = &app.config.session_store {
+        if let Err(e) = store.remove(session.id()).await {
+            return store_failed(&e).into();
+        }
+    }
+    if let Some(events) = &app.config.event_store {
+        if let Err(e) = events.remove(session.id()).await {
+            tracing::warn!("event store: {e}");
+        }
+    }
+    if app.sessions.remove(session.id()) {
+        body::status(StatusCode::OK)
+    } else {
+        session_not_found().into()
     }
 }

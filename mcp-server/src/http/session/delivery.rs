@@ -105,6 +105,12 @@ impl Session {
         let stream = match route {
             Some(stream) => stream.clone(),
             None if self.kind == SessionKind::Streamable => {
+                if let Some(events) = self.events.get() {
+                    // Shared: through the event store, to whichever replica holds the GET.
+                    drop(state);
+                    events.send(json);
+                    return;
+                }
                 self.standalone_locked(&mut state).clone()
             }
             None => {

@@ -8,6 +8,7 @@
 
 mod delivery;
 mod inbox;
+mod shared_events;
 mod stream;
 mod table;
 mod transport;
@@ -28,6 +29,7 @@ pub(crate) use table::{new_session_id, CreateError, SessionTable};
 pub use transport::{HttpSessionTransport, HttpSink, HttpSource};
 
 use crate::auth::IdentityCell;
+use crate::session_store::StoreLink;
 use inbox::{Inbox, Refused};
 use stream::Mode;
 
@@ -77,6 +79,10 @@ pub(crate) struct Session {
     /// Whom the session serves, when authorization is on: bound at its start, and every later
     /// request must carry a token of the same principal.
     identity: Arc<IdentityCell>,
+    /// The session's record in a shared session store, when replicas share sessions.
+    link: OnceLock<Arc<StoreLink>>,
+    /// The standalone stream's home in a shared event store, when replicas share sessions.
+    events: OnceLock<shared_events::SharedEvents>,
 }
 
 #[derive(Default)]
@@ -116,6 +122,8 @@ impl Session {
             keep: OnceLock::new(),
             peer: OnceLock::new(),
             identity: Arc::default(),
+            link: OnceLock::new(),
+            events: OnceLock::new(),
         }
     }
 
@@ -157,6 +165,16 @@ impl Session {
     /// Whom the session serves (empty without authorization).
     pub(crate) fn identity(&self) -> &Arc<IdentityCell> {
         &self.identity
+    }
+
+    /// Ties the session to its record in the shared session store (before it starts).
+    pub(crate) fn link(&self, link: StoreLink) {
+        let _ = self.link.set(Arc::new(link));
+    }
+
+    /// The session's tie to the shared session store, if replicas share sessions.
+    pub(crate) fn store_link(&self) -> Option<&Arc<StoreLink>> {
+        self.link.get()
     }
 
     /// What kind of session this is.

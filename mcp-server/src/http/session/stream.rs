@@ -165,6 +165,41 @@ impl Stream {
         became
     }
 
+    /// Appends an event read back from the shared event store under its sequence number
+    /// there; one already held (or older) is ignored. Returns true if it was new.
+    pub(crate) fn push_sequenced(&self, seq: u64, json: &[u8]) -> bool {
+        let mut inner = lock(&self.inner);
+        if inner.done || seq < inner.next_seq {
+            return false;
+        }
+        inner.next_seq = seq;
+        Self::push_locked(&mut inner, self.id, None, json, true);
+        if let Some(waker) = inner.waker.take() {
+            waker.wake();
+        }
+        true
+    }
+
+    /// Starts a stream that holds nothing yet after event `last` of the shared event store, so
+    /// a new connection gets only what comes next.
+    pub(crate) fn skip_to(&self, last: u64) {
+        let mut inner = lock(&self.inner);
+        if inner.next_seq <= last {
+            inner.next_seq = last + 1;
+            inner.undelivered = inner.undelivered.max(inner.next_seq);
+        }
+    }
+
+    /// The sequence number of the newest event held (0: none).
+    pub(crate) fn last_seq(&self) -> u64 {
+        lock(&self.inner).next_seq - 1
+    }
+
+    /// Whether a connection is reading the stream now.
+    pub(crate) fn has_reader(&self) -> bool {
+        lock(&self.inner).live.is_some()
+    }
+
     fn push_locked(
         inner: &mut StreamInner,
         stream: u64,

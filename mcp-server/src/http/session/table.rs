@@ -70,6 +70,11 @@ impl SessionTable {
         Some(session)
     }
 
+    /// The session with this id, if held here, without marking it active.
+    pub(crate) fn peek(&self, id: &str) -> Option<Arc<Session>> {
+        self.read().get(id).cloned()
+    }
+
     /// A new session with a fresh random id.
     pub(crate) fn create(&self, kind: SessionKind) -> Result<Arc<Session>, CreateError> {
         let id = new_session_id().map_err(CreateError::Random)?;
@@ -90,6 +95,53 @@ impl SessionTable {
         let session = Arc::new(Session::new(id.clone(), kind, self.replay, now));
         sessions.insert(id, session.clone());
         Ok(session)
+    }
+
+    /// The session `id` created on another replica, made here (or the one a concurrent request
+    /// made first), which `prepare` starts before any other request can see it. The flag is true
+    /// when this call made it.
+    pub(crate) fn restore(
+        &self,
+        id: &str,
+        prepare: impl FnOnce(&Arc<Session>),
+    ) -> Result<(Arc<Session>, bool), CreateError> {
+        let now = self.now();
+        let mut sessions = self.write();
+        if let Some(existing) = sessions.get(id) {
+            existing.last_active.store(now, Ordering::Release);
+            return Ok((existing.clone(), false));
+        }
+        if sessions.len() >= self.max {
+            sessions.retain(|_, s| {
+                let dead = s.is_closed() || self.expired(s, now);
+                if dead {
+                    s.close();
+                }
+                !dead
+            });
+            if sessions.len() >= self.max {
+                return Err(CreateError::Full);
+            }
+        }
+        let session = Arc::new(Session::new(
+            id.into(),
+            SessionKind::Streamable,
+            self.replay,
+            now,
+        ));
+        // Started before it is visible, so no request finds it half made.
+        prepare(&session);
+        sessions.insert(id.into(), session.clone());
+        Ok((session, true))
+    }
+
+    /// The ids of the sessions with an open stream or a request in flight.
+    pub(crate) fn attached_ids(&self) -> Vec<String> {
+        self.read()
+            .values()
+            .filter(|s| s.attached.load(Ordering::Acquire) > 0 && !s.is_closed())
+            .map(|s| s.id().to_owned())
+            .collect()
     }
 
     /// Removes and closes a session; true if it existed.

@@ -51,6 +51,11 @@ impl HttpSessionTransport {
         self.session.identity().clone()
     }
 
+    /// The session's tie to the shared session store, if replicas share sessions.
+    pub(crate) fn store_link(&self) -> Option<Arc<crate::session_store::StoreLink>> {
+        self.session.store_link().cloned()
+    }
+
     /// In stateless mode, the protocol version of the one POST this session serves (from its
     /// `MCP-Protocol-Version` header): no `initialize` ever reaches such a session.
     pub fn stateless_version(&self) -> Option<ProtocolVersion> {

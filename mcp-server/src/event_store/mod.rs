@@ -1,0 +1,94 @@
+//! Where the resumable SSE events of 2025-era sessions live when several replicas serve them:
+//! the [`EventStore`] trait, [`MemoryEventStore`] (replicas in one process, as tests run them)
+//! and [`RedisEventStore`] (replicas behind a load balancer).
+//!
+//! A session's standalone (GET) stream is kept in the store: whichever replica produces a
+//! message for it appends it there, and the replica holding the client's GET connection reads
+//! it back, so a client whose connection was cut (a replica killed, say) reconnects with
+//! `Last-Event-ID` through any replica and gets exactly the events after that id.
+
+mod memory;
+mod redis;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::Notify;
+
+pub use memory::MemoryEventStore;
+pub use redis::RedisEventStore;
+
+pub use crate::session_store::StoreFuture;
+
+/// The events of one stream after a given one, and where the stream stands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventPage {
+    /// `(sequence number, message JSON)`, oldest first: every retained event after the one
+    /// asked for.
+    pub events: Vec<(u64, Bytes)>,
+    /// The sequence number of the stream's newest event (0: none yet).
+    pub last: u64,
+}
+
+/// How many events a stream keeps and for how long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventLimits {
+    /// The newest this many events are kept for replay.
+    pub retained: usize,
+    /// A stream without a new event for this long is dropped.
+    pub ttl: Duration,
+}
+
+/// Why an event store failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EventStoreError {
+    /// The store did not answer (Redis down, a timeout).
+    #[error("the event store is unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Fired after each append to the stream it was made for, by any replica (a hint to read
+/// again; readers also read now and then without it).
+#[derive(Clone, Debug, Default)]
+pub struct EventWatch(Arc<Notify>);
+
+impl EventWatch {
+    /// Waits for the next append (or a missed one since the last wait).
+    pub async fn changed(&self) {
+        self.0.notified().await;
+    }
+
+    pub(crate) fn fire(&self) {
+        self.0.notify_one();
+    }
+}
+
+/// Where the resumable events of every replica's sessions live. `stream` is the stream's id
+/// within its session (0: the standalone GET stream).
+pub trait EventStore: std::fmt::Debug + Send + Sync + 'static {
+    /// Appends the JSON of one message; returns its sequence number (from 1, gapless within
+    /// the stream, whichever replica appends).
+    fn append<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        data: &'a [u8],
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<u64, EventStoreError>>;
+
+    /// The retained events after sequence number `after`.
+    fn read_after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> StoreFuture<'a, Result<EventPage, EventStoreError>>;
+
+    /// A watch fired on appends to the stream (from this replica at least; from every
+    /// replica where the store can tell).
+    fn watch(&self, session: &str, stream: u64) -> EventWatch;
+
+    /// Forgets every stream of `session`.
+    fn remove<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Result<(), EventStoreError>>;
+}

@@ -1,0 +1,407 @@
+//! Scale-out, 2025 era: three weather-server processes sharing sessions and their standalone
+//! streams through Redis, behind a real nginx on loopback (round robin, no stickiness, SSE
+//! unbuffered; `scripts/nginx.sh` installs it when missing).
+//! - The official TypeScript SDK client (v1) holds one session while each replica in turn is
+//!   killed (SIGKILL) and restarted: every call succeeds, and its standalone stream, cut by the
+//!   kills, resumes through another replica with `Last-Event-ID`: every event once, in order.
+//! - 1,000 concurrent sessions spread over the replicas: each is served through nginx (so by
+//!   several replicas) with nothing lost, and the replicas' memory stays bounded.
+//!
+//! Keys live under a prefix unique to each test; the shared Redis is never flushed.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{bounded, free_port, node_modules_with, BIN, CLOCK};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+const SHARED_REDIS: &str = "redis://127.0.0.1:6379";
+const V: &str = "2025-11-25";
+
+fn unique_prefix(test: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("test:scale-sessions:{test}:{}:{nanos}:", std::process::id())
+}
+
+/// Deletes every key under `prefix` (the shared Redis is never flushed).
+fn forget(prefix: &str) {
+    let script = format!(
+        "redis-cli --scan --pattern '{prefix}*' | xargs -r -n 500 redis-cli DEL >/dev/null"
+    );
+    let _ = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .status();
+}
+
+async fn wait_for_port(port: u16, what: &str) {
+    for _ in 0..200 {
+        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{what} never listened on {port}");
+}
+
+/// One weather-server replica on a fixed port (so nginx finds it again after a restart).
+struct Replica {
+    port: u16,
+    args: Vec<String>,
+    child: Option<Child>,
+}
+
+impl Replica {
+    async fn start(port: u16, prefix: &str, extra: &[&str]) -> Replica {
+        let mut args: Vec<String> = vec!["--clock".into(), CLOCK.into()];
+        args.extend(["--http".into(), format!("127.0.0.1:{port}")]);
+        args.extend(["--redis".into(), SHARED_REDIS.into()]);
+        args.extend(["--redis-prefix".into(), prefix.into()]);
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let mut replica = Replica {
+            port,
+            args,
+            child: None,
+        };
+        replica.restart().await;
+        replica
+    }
+
+    async fn restart(&mut self) {
+        let child = Command::new(BIN)
+            .args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the weather server starts");
+        self.child = Some(child);
+        wait_for_port(self.port, "a weather-server replica").await;
+    }
+
+    /// SIGKILL: no goodbye to anyone.
+    async fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill().await;
+            let _ = child.wait().await;
+        }
+    }
+
+    /// Resident memory, in KiB (Linux).
+    fn rss_kib(&self) -> u64 {
+        let Some(pid) = self.child.as_ref().and_then(Child::id) else {
+            return 0;
+        };
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("VmRSS:"))
+                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// nginx in front of `upstreams`, as a child of the test with its own prefix directory.
+/// A request whose replica died before answering is retried on the next one
+/// (`non_idempotent`: the calls here have no side effects).
+struct Nginx {
+    port: u16,
+    child: Child,
+    dir: PathBuf,
+}
+
+impl Nginx {
+    async fn start(upstreams: &[u16]) -> Nginx {
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/nginx.sh");
+        let out = std::process::Command::new("bash")
+            .arg(script)
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("scripts/nginx.sh runs");
+        assert!(out.status.success(), "scripts/nginx.sh failed");
+        let bin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        let port = free_port();
+        let dir = std::env::temp_dir().join(format!(
+            "scale-sessions-nginx-{}-{port}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("nginx dir");
+        let servers: String = upstreams
+            .iter()
+            .map(|p| format!("    server 127.0.0.1:{p} max_fails=0;\n"))
+            .collect();
+        let d = dir.display();
+        let config = format!(
+            "worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log crit;
+events {{ worker_connections 8192; }}
+http {{
+  access_log off;
+  client_body_temp_path {d}/body;
+  proxy_temp_path {d}/proxy;
+  fastcgi_temp_path {d}/fastcgi;
+  uwsgi_temp_path {d}/uwsgi;
+  scgi_temp_path {d}/scgi;
+  upstream weather {{
+{servers}    keepalive 64;
+  }}
+  server {{
+    listen 127.0.0.1:{port} backlog=4096;
+    location / {{
+      proxy_pass http://weather;
+      proxy_http_version 1.1;
+      proxy_set_header Connection \"\";
+      proxy_set_header Host $http_host;
+      proxy_buffering off;
+      proxy_cache off;
+      proxy_read_timeout 300s;
+      proxy_connect_timeout 1s;
+      proxy_next_upstream error timeout non_idempotent;
+    }}
+  }}
+}}
+"
+        );
+        let conf = dir.join("nginx.conf");
+        std::fs::write(&conf, config).expect("write nginx.conf");
+        let child = Command::new(bin)
+            .arg("-p")
+            .arg(&dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .arg("-c")
+            .arg(&conf)
+            .args(["-g", "daemon off;"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("nginx starts");
+        wait_for_port(port, "nginx").await;
+        Nginx { port, child, dir }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], self.port))
+    }
+
+    /// SIGTERM, so the master stops its workers (SIGKILL would orphan them).
+    async fn stop(mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+            let _ = bounded(10, "nginx stops", self.child.wait()).await;
+        }
+        let _ = self.child.kill().await;
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+async fn replicas(prefix: &str, extra: &[&str]) -> (Vec<Replica>, Nginx) {
+    let mut replicas = Vec::new();
+    for _ in 0..3 {
+        replicas.push(Replica::start(free_port(), prefix, extra).await);
+    }
+    let ports: Vec<u16> = replicas.iter().map(|r| r.port).collect();
+    let nginx = Nginx::start(&ports).await;
+    (replicas, nginx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_typescript_session_survives_replicas_killed_one_by_one() {
+    let Some(modules) = node_modules_with("@modelcontextprotocol/sdk") else {
+        return;
+    };
+    let prefix = unique_prefix("failover");
+    // Every replica moves the weather on every 0.3 s and tells Paris's subscribers.
+    let (mut replicas, nginx) = replicas(&prefix, &["--update-interval", "0.3"]).await;
+    let driver =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ts_scale_sessions.mjs");
+    let url = format!("http://{}/mcp", nginx.addr());
+    let mut node = Command::new("node")
+        .arg(driver)
+        .arg(&modules)
+        .arg(&url)
+        .arg("9000")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node starts");
+    let stdout = node.stdout.take().expect("node's stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let ready = bounded(60, "the driver's READY", lines.next_line()).await;
+    assert_eq!(ready.ok().flatten().as_deref(), Some("READY"));
+    // Each replica in turn: killed, down for a second, restarted.
+    for replica in replicas.iter_mut() {
+        tokio::time::sleep(Duration::from_millis(1200)).await;
+        replica.kill().await;
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        replica.restart().await;
+    }
+    let result = bounded(90, "the driver's RESULT", lines.next_line())
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let _ = bounded(10, "node exits", node.wait()).await;
+    let result: Value = serde_json::from_str(result.strip_prefix("RESULT ").unwrap_or("{}"))
+        .unwrap_or_else(|e| panic!("no RESULT line ({e}): {result}"));
+    eprintln!("scale_sessions failover: {result}");
+    assert_eq!(result["failed"], 0, "every call succeeds: {result}");
+    assert!(result["ok"].as_u64().unwrap_or(0) >= 40, "{result}");
+    assert!(
+        result["resumes"].as_u64().unwrap_or(0) >= 1,
+        "the GET stream was cut and resumed: {result}"
+    );
+    let seqs: Vec<u64> = result["ids"]
+        .as_array()
+        .map(|ids| {
+            ids.iter()
+                .filter_map(|id| id.as_str()?.strip_prefix("0-")?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(seqs.len() >= 20, "events arrived: {result}");
+    assert_eq!(seqs.len(), result["ids"].as_array().map_or(0, Vec::len));
+    for pair in seqs.windows(2) {
+        assert_eq!(pair[1], pair[0] + 1, "no event lost or repeated: {seqs:?}");
+    }
+    assert_eq!(
+        result["updates"].as_u64(),
+        Some(seqs.len() as u64),
+        "the SDK handed every event to the client once: {result}"
+    );
+    nginx.stop().await;
+    for mut replica in replicas {
+        replica.kill().await;
+    }
+    forget(&prefix);
+}
+
+/// One HTTP/1.1 POST (Connection: close) through `addr`; the status, headers and body.
+async fn post(addr: SocketAddr, session: Option<&str>, body: &Value) -> (u16, String, String) {
+    let body = body.to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         MCP-Protocol-Version: {V}\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(id) = session {
+        head.push_str(&format!("Mcp-Session-Id: {id}\r\n"));
+    }
+    head.push_str("\r\n");
+    let mut tcp = TcpStream::connect(addr).await.expect("connect");
+    tcp.write_all(head.as_bytes()).await.expect("write");
+    tcp.write_all(body.as_bytes()).await.expect("write");
+    let mut out = Vec::new();
+    tcp.read_to_end(&mut out).await.expect("read");
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, head.to_owned(), body.to_owned())
+}
+
+fn session_id(head: &str) -> Option<String> {
+    head.lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id:")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id:"))
+        })
+        .map(|v| v.trim().to_owned())
+}
+
+/// One client: initialize, initialized, then `calls` calls of get_weather, each checked.
+async fn one_session(lb: SocketAddr, n: usize, calls: usize) -> Result<(), String> {
+    let hello = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": V, "capabilities": {},
+        "clientInfo": { "name": format!("load-{n}"), "version": "0" } } });
+    let (status, head, body) = post(lb, None, &hello).await;
+    if status != 200 {
+        return Err(format!("initialize {n}: {status} {body}"));
+    }
+    let id = session_id(&head).ok_or_else(|| format!("no session id: {head}"))?;
+    let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let (status, _, body) = post(lb, Some(&id), &note).await;
+    if status != 202 {
+        return Err(format!("initialized {n}: {status} {body}"));
+    }
+    for c in 0..calls {
+        let call = json!({ "jsonrpc": "2.0", "id": 10 + c, "method": "tools/call",
+            "params": { "name": "get_weather", "arguments": { "city": "Paris" } } });
+        let (status, _, body) = post(lb, Some(&id), &call).await;
+        if status != 200 || !body.contains("Paris") || body.contains("\"isError\":true") {
+            return Err(format!("call {c} of session {n}: {status} {body}"));
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_sessions_over_three_replicas() {
+    let prefix = unique_prefix("load");
+    let (replicas, nginx) = replicas(&prefix, &["--redis-timeout", "5"]).await;
+    let lb = nginx.addr();
+    let before: u64 = replicas.iter().map(Replica::rss_kib).sum();
+    // 1,000 sessions live at once, each making three calls (with round robin, each session is
+    // served by several replicas); at most 100 clients talk at any moment (2 shared cores).
+    let gate = Arc::new(tokio::sync::Semaphore::new(100));
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..1000 {
+        let gate = gate.clone();
+        tasks.spawn(async move {
+            let _permit = gate.acquire_owned().await;
+            one_session(lb, n, 3).await
+        });
+    }
+    let mut failures = Vec::new();
+    bounded(120, "1,000 sessions", async {
+        while let Some(done) = tasks.join_next().await {
+            if let Ok(Err(e)) = done {
+                failures.push(e);
+            }
+        }
+    })
+    .await;
+    assert!(
+        failures.is_empty(),
+        "{} failed, e.g. {:?}",
+        failures.len(),
+        &failures[..failures.len().min(3)]
+    );
+    let after: u64 = replicas.iter().map(Replica::rss_kib).sum();
+    eprintln!("scale_sessions load: 1000 sessions x 3 calls; RSS of 3 replicas {before} KiB -> {after} KiB");
+    // Bounded: well under 100 KiB per session per replica, all three together.
+    assert!(
+        after < before + 300 * 1024,
+        "RSS grew from {before} KiB to {after} KiB"
+    );
+    nginx.stop().await;
+    for mut replica in replicas {
+        replica.kill().await;
+    }
+    forget(&prefix);
+}
