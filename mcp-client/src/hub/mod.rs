@@ -24,11 +24,16 @@ mod approval;
 mod config;
 mod error;
 mod export;
+mod filter;
 mod naming;
 mod oauth;
+mod result_limit;
+pub mod schema_convert;
+mod search;
 mod server;
 mod shaping;
 mod tasks;
+mod tool_search;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -47,11 +52,18 @@ pub use config::{
 };
 pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat, UnknownFormat};
+pub use filter::{glob_match, ToolFilter, ToolOverride};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
 pub use oauth::authorizer_for;
+pub use result_limit::{truncation_marker, ResultLimit};
+pub use search::{SearchHit, ToolIndex};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 pub use tasks::{HubTask, HubTaskStart, TaskOwners};
+pub use tool_search::{
+    call_tool_arguments, call_tool_definition, presented_definition, search_tools_arguments,
+    search_tools_definition, CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS,
+};
 
 use crate::{CallOptions, Client, RestartPolicy};
 use server::{Changes, HubServer};
@@ -85,6 +97,9 @@ pub struct HubOptions {
     /// `Authorization` header use OAuth (a server that needs a login the store does not hold
     /// fails with "needs login"). `None` leaves OAuth off.
     pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
+    /// Tool search mode: a model is offered `search_tools` and `call_tool` instead of every
+    /// tool (see [`Hub::model_tools`]); `mcp proxy --tool-search` sets it.
+    pub tool_search: bool,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -104,6 +119,7 @@ impl Default for HubOptions {
             era_cache: Default::default(),
             elicitation: None,
             token_store: None,
+            tool_search: false,
         }
     }
 }
@@ -140,6 +156,12 @@ impl HubOptions {
         hook: impl Fn(&str, &str, CallToolResult) -> CallToolResult + Send + Sync + 'static,
     ) -> Self {
         self.on_result = Some(Arc::new(hook));
+        self
+    }
+
+    /// Turns tool search mode on or off.
+    pub fn with_tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
         self
     }
 
@@ -321,9 +343,11 @@ impl Hub {
         let mut collisions = Vec::new();
         for server in self.all() {
             let name = server.name();
+            let filter = server.config().tool_filter;
             server.with_lists(|lists| {
-                for tool in &lists.tools {
-                    match names.insert(&name, &tool.name) {
+                // Filtered-out tools are not offered, so they cannot be resolved or called.
+                for (tool, shown_name) in lists.tools.iter().filter_map(|t| filter.present(t)) {
+                    match names.insert(&name, &shown_name) {
                         Ok(exposed) => tools.push(HubTool {
                             exposed,
                             server: name.clone(),
@@ -332,7 +356,7 @@ impl Hub {
                                 .options
                                 .shaping
                                 .description(tool.description.as_deref().unwrap_or_default()),
-                            tool: tool.clone(),
+                            tool,
                         }),
                         Err(collision) => collisions.push(collision),
                     }
@@ -424,6 +448,11 @@ impl Hub {
 
     /// Shapes a tool's result and runs the result hook.
     fn finish_result(&self, tool: &HubTool, result: CallToolResult) -> CallToolResult {
+        let limit = self.find(&tool.server).map(|s| s.config().result_limit);
+        let result = match limit {
+            Ok(limit) if !limit.is_unlimited() => limit.apply(result),
+            _ => result,
+        };
         let shaped = self.inner.options.shaping.shape(result);
         match &self.inner.options.on_result {
             Some(hook) => hook(&tool.server, &tool.tool.name, shaped),
@@ -548,8 +577,12 @@ impl Hub {
         render_instructions(&self.instructions())
     }
 
-    /// The merged tools as LLM function definitions.
+    /// The merged tools as LLM function definitions (in tool search mode, the two search
+    /// tools).
     pub fn export(&self, format: ExportFormat) -> Value {
+        if self.inner.options.tool_search {
+            return export_tools(&tool_search::search_mode_hub_tools(), format);
+        }
         export_tools(&self.tools(), format)
     }
 
