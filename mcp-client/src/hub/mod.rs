@@ -404,6 +404,8 @@ impl Hub {
     ) -> Result<CallToolResult, HubError> {
         let (tool, client, config) = self.approved_call(name, &arguments).await?;
         options.timeout = options.timeout.or(Some(config.timeout));
+        // A strict-mode model sends `null` for optional fields it leaves out.
+        let arguments = schema_convert::restore_tool_arguments(&tool.tool, arguments);
         let result = client
             .call_tool_with(&tool.tool.name, arguments, options)
             .await?;

@@ -31,7 +31,8 @@ const STOP_WORDS: &[&str] = &[
     "you", "your", "we", "our", "can", "could", "would", "should", "please", "what", "which",
     "who", "how", "do", "does", "some", "any", "all", "if", "then", "than", "so", "use", "used",
     "using", "tool", "tools", "will", "want", "need", "get", "give", "show", "tell", "there",
-    "about", "one", "s", "t",
+    "about", "one", "s", "t", "many", "much", "like", "right", "now", "just", "every", "here",
+    "up", "out", "over", "next", "last",
 ];
 
 /// How much a synonym of a query word counts, against 1 for the word itself.
@@ -43,7 +44,10 @@ const SYNONYMS: &[&[&str]] = &[
     &["delete", "remove", "erase", "destroy", "drop"],
     &["search", "find", "lookup", "look", "query", "seek"],
     &["list", "enumerate", "browse"],
-    &["create", "make", "add", "new"],
+    &[
+        "create", "make", "add", "new", "open", "submit", "raise", "post", "schedule", "book",
+        "spin", "setup", "register", "log", "take",
+    ],
     &["fetch", "retrieve", "download", "read", "load"],
     &["update", "modify", "change", "edit", "alter"],
     &["run", "execute", "exec", "invoke", "launch", "start"],
@@ -59,6 +63,10 @@ const SYNONYMS: &[&[&str]] = &[
     &["sum", "add", "plus", "total"],
     &["forecast", "prediction", "outlook"],
     &["temperature", "weather", "hot", "cold"],
+    &["content", "contents", "inside", "contain", "text"],
+    &[
+        "currency", "money", "euro", "dollar", "yen", "pound", "usd", "eur", "gbp", "exchange",
+    ],
 ];
 
 /// One ranked tool: its position in the list the index was built from, and its score.
@@ -189,6 +197,40 @@ fn expand_query(query: &str) -> Vec<(String, f64)> {
 /// stemmed, stop words left out.
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
+    for chunk in text.split_whitespace() {
+        if is_file_name(chunk) {
+            // `notes.txt`, `.log`: the request is about a file, whatever it is called.
+            out.push(stem("file"));
+        } else {
+            words(chunk, &mut out);
+        }
+    }
+    out
+}
+
+/// File extensions that make a word a file name.
+const FILE_EXTENSIONS: &[&str] = &[
+    "txt", "md", "pdf", "json", "csv", "log", "py", "rs", "js", "ts", "html", "xml", "yaml", "yml",
+    "toml", "png", "jpg", "jpeg", "gif", "svg", "doc", "docx", "xlsx", "zip", "tar", "gz", "sh",
+    "sql",
+];
+
+/// Whether a whitespace-separated word is a file name (`notes.txt`, `.log`).
+fn is_file_name(chunk: &str) -> bool {
+    let chunk = chunk.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+    let chunk = chunk.trim_start_matches(['(', '"', '\'']);
+    let Some((base, extension)) = chunk.rsplit_once('.') else {
+        return false;
+    };
+    !base.contains('.')
+        && base
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+        && FILE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
+}
+
+/// The terms of one whitespace-free chunk, appended to `out`.
+fn words(text: &str, out: &mut Vec<String>) {
     let mut word = String::new();
     let mut previous: Option<char> = None;
     let flush = |word: &mut String, out: &mut Vec<String>| {
@@ -212,16 +254,15 @@ pub fn terms(text: &str) -> Vec<String> {
                     || (p.is_numeric() && c.is_alphabetic())
             });
             if boundary {
-                flush(&mut word, &mut out);
+                flush(&mut word, out);
             }
             word.push(c);
         } else {
-            flush(&mut word, &mut out);
+            flush(&mut word, out);
         }
         previous = Some(c);
     }
-    flush(&mut word, &mut out);
-    out
+    flush(&mut word, out);
 }
 
 /// A light English stemmer: plural and verb endings, then a final `e`, so that `files`,
@@ -279,6 +320,9 @@ mod tests {
         assert_eq!(terms("directories"), ["directory"]);
         assert_eq!(terms("utf8"), ["utf", "8"]);
         assert!(terms("the of and").is_empty());
+        // A file name stands for "file"; a host name does not.
+        assert_eq!(terms("open notes.txt, then .log"), ["open", "fil", "fil"]);
+        assert_eq!(terms("api.example.com"), ["api", "exampl", "com"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ mod refs;
 
 pub use anthropic::anthropic;
 pub use gemini::{gemini, gemini_to_json_schema};
-pub use openai::{fill_nulls, openai_strict, restore_arguments, NotStrict};
+pub use openai::{fill_nulls, openai_strict, restore_arguments, restore_tool_arguments, NotStrict};
 pub use refs::inline_refs;
 
 use serde_json::{Map, Value};

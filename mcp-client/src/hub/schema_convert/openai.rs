@@ -56,7 +56,18 @@ pub struct NotStrict {
 
 /// The schema in strict mode's form, or why it has none.
 pub fn openai_strict(schema: &Value) -> Result<Value, NotStrict> {
-    let inlined = inline_refs(schema);
+    let mut inlined = inline_refs(schema);
+    // A tool without parameters lists none: at the root that means "no arguments", which
+    // strict mode says as a closed empty object.
+    if let Value::Object(root) = &mut inlined {
+        let no_properties = root
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(Map::is_empty);
+        if no_properties && !root.contains_key("additionalProperties") {
+            root.insert("additionalProperties".into(), false.into());
+        }
+    }
     let mut out = convert(&inlined, "")?;
     if out.get("type").and_then(Value::as_str) != Some("object") {
         return Err(NotStrict {
@@ -113,7 +124,7 @@ fn convert(node: &Value, path: &str) -> Result<Value, NotStrict> {
             .collect::<Result<Vec<_>, _>>()?;
         map.insert("anyOf".into(), Value::Array(converted));
     }
-    let (types, _) = types_of(&map);
+    let (types, has_null) = types_of(&map);
     let is_object = types.iter().any(|t| t == "object") || map.contains_key("properties");
     let is_array = types.iter().any(|t| t == "array");
     if is_object {
@@ -171,6 +182,7 @@ fn convert(node: &Value, path: &str) -> Result<Value, NotStrict> {
         }
     }
     if types.is_empty()
+        && !has_null
         && !is_object
         && !map.contains_key("anyOf")
         && !map.contains_key("enum")
@@ -256,6 +268,15 @@ pub fn restore_arguments(original: &Value, arguments: Value) -> Value {
     }
     let inlined = inline_refs(original);
     restore(&inlined, arguments)
+}
+
+/// [`restore_arguments`] against a tool's input schema; the schema is read only when the
+/// arguments hold a `null`.
+pub fn restore_tool_arguments(tool: &mcp_proto::schema::Tool, arguments: Value) -> Value {
+    if !contains_null(&arguments) {
+        return arguments;
+    }
+    restore_arguments(&Value::Object(tool.input_schema.clone()), arguments)
 }
 
 fn contains_null(value: &Value) -> bool {
@@ -371,8 +392,13 @@ mod tests {
         assert!(openai_strict(&any).is_err());
         let untyped_array = json!({"type": "object", "properties": {"v": {"type": "array"}}});
         assert!(openai_strict(&untyped_array).is_err());
-        let empty = json!({"type": "object"});
-        assert!(openai_strict(&empty).is_err());
+        let open_root = json!({"type": "object", "additionalProperties": true});
+        assert!(openai_strict(&open_root).is_err());
+        let no_arguments = openai_strict(&json!({"type": "object"})).expect("strict");
+        assert_eq!(
+            no_arguments,
+            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
         let closed_empty =
             json!({"type": "object", "properties": {}, "additionalProperties": false});
         assert!(openai_strict(&closed_empty).is_ok());
