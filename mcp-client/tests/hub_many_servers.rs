@@ -151,9 +151,11 @@ const QUERIES: [(&str, &[&str]); 20] = [
 
 #[tokio::test]
 async fn twenty_servers_tool_search_and_exports() {
+    let started = std::time::Instant::now();
     let Some(hub) = connect(HubOptions::default().with_tool_search(true)).await else {
         return;
     };
+    eprintln!("connected in {:.1?}", started.elapsed());
     let tools = hub.tools();
     eprintln!("{} servers, {} tools", hub.servers().len(), tools.len());
     assert!(tools.len() >= 300, "only {} tools", tools.len());
@@ -211,7 +213,9 @@ async fn twenty_servers_tool_search_and_exports() {
     let export = hub.export(ExportFormat::OpenAi);
     assert_eq!(export.as_array().map(Vec::len), Some(2));
 
+    eprintln!("searched and called by {:.1?}", started.elapsed());
     check_conversions(&hub);
+    eprintln!("conversions checked by {:.1?}", started.elapsed());
     hub.close().await;
 }
 
@@ -305,7 +309,9 @@ fn check_conversions(hub: &Hub) {
         "only {strict} of {} tools have a strict form",
         tools.len()
     );
+    let checks = std::time::Instant::now();
     provider_checks(hub);
+    eprintln!("provider checks took {:.1?}", checks.elapsed());
 }
 
 fn validator(schema: &Value, tool: &str, what: &str) -> jsonschema::Validator {

@@ -241,6 +241,8 @@ struct Inner {
     changes: Changes,
     /// Which server issued each task id the hub has seen.
     task_owners: TaskOwners,
+    /// The tool search index, rebuilt after changes.
+    search_cache: tool_search::SearchCache,
 }
 
 impl std::fmt::Debug for Hub {
@@ -266,6 +268,7 @@ impl Hub {
                 reload: tokio::sync::Mutex::new(()),
                 changes,
                 task_owners: TaskOwners::default(),
+                search_cache: Default::default(),
             }),
         }
     }

@@ -9,11 +9,21 @@
 //! [`HubOptions::tool_search`](super::HubOptions) turns it on for [`Hub::model_tools`],
 //! [`Hub::call_model_tool`] and [`Hub::export`]; `mcp proxy --tool-search` serves it.
 
+use std::sync::{Arc, Mutex};
+
 use mcp_proto::schema::{CallToolResult, Tool};
 use serde_json::{json, Value};
 
 use super::search::ToolIndex;
 use super::{Hub, HubError, HubTool};
+
+/// The last index built, with the hub's change count it was built at: searches reuse it until
+/// a server's lists or the config change.
+#[derive(Default)]
+pub(crate) struct SearchCache(Mutex<Option<(u64, Arc<IndexedTools>)>>);
+
+/// Tools and their index, built together.
+type IndexedTools = (Vec<HubTool>, ToolIndex);
 
 /// The name of the search tool.
 pub const SEARCH_TOOLS: &str = "search_tools";
@@ -139,13 +149,29 @@ impl Hub {
     /// The tools the filters allow, best first for `query` (BM25 over name, title,
     /// description and parameters), at most `limit`.
     pub fn search_tools(&self, query: &str, limit: usize) -> Vec<HubTool> {
-        let tools = self.tools();
-        let index = ToolIndex::new(&tools);
+        let indexed = self.tool_index();
+        let (tools, index) = &*indexed;
         index
             .search(query, limit)
             .into_iter()
             .map(|hit| tools[hit.index].clone())
             .collect()
+    }
+
+    /// The index of the tools now, built again only after a change.
+    fn tool_index(&self) -> Arc<IndexedTools> {
+        let version = *self.changes().borrow();
+        let cache = &self.inner.search_cache.0;
+        if let Some((built, indexed)) = &*mcp_proto::sync::lock(cache) {
+            if *built == version {
+                return indexed.clone();
+            }
+        }
+        let tools = self.tools();
+        let index = ToolIndex::new(&tools);
+        let indexed = Arc::new((tools, index));
+        *mcp_proto::sync::lock(cache) = Some((version, indexed.clone()));
+        indexed
     }
 
     /// The `search_tools` answer: the found definitions as structured content
