@@ -136,11 +136,11 @@ fn tool_definition(hub: &Hub, tool: &HubTool) -> schema::Tool {
     definition.name = tool.exposed.clone();
     definition.description = Some(tool.description.clone());
     // Structured content over the server's cap arrives as text, so no output schema is promised.
-    let capped = hub
-        .config()
-        .server(&tool.server)
-        .is_some_and(|s| s.result_limit.max_structured_bytes.is_some());
-    if capped {
+    if hub
+        .result_limit(&tool.server)
+        .max_structured_bytes
+        .is_some()
+    {
         definition.output_schema = None;
     }
     let declared = definition
@@ -196,7 +196,10 @@ fn call_tool_handler(hub: &Hub) -> impl Fn(Value, Context) -> ToolFuture + Send 
         let hub = hub.clone();
         Box::pin(DOWNSTREAM.scope(ctx.clone(), async move {
             match call_tool_arguments(&args) {
-                Ok((name, inner)) => forward_call(&hub, &name, inner, &ctx).await,
+                Ok((name, inner)) => match hub.check_searchable(&name) {
+                    Some(refusal) => refusal,
+                    None => forward_call(&hub, &name, inner, &ctx).await,
+                },
                 Err(message) => CallToolResult::error(message),
             }
         }))

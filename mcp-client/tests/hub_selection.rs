@@ -49,7 +49,7 @@ fn servers() -> Value {
             "resultLimits": {"text": 40}
         })),
         "plain": with(weather_entry(), json!({
-            "disabledTools": ["watch_weather", "climate_report"]
+            "disabledTools": ["watch_weather", "climate_report", "no_such_tool"]
         }))
     })
 }
@@ -75,6 +75,10 @@ async fn filters_overrides_and_result_caps() {
             "plain__get_forecast",
             "plain__list_cities"
         ]
+    );
+    assert_eq!(
+        hub.filter_warnings(),
+        ["server \"plain\": tool filter entry \"no_such_tool\" matches none of its tools"]
     );
     let renamed = hub.resolve_tool("weather__weather_now").expect("renamed");
     assert_eq!(
@@ -138,6 +142,7 @@ async fn filters_overrides_and_result_caps() {
         )
         .await;
     assert!(refused.is_error());
+    assert!(text(&refused).contains(SEARCH_TOOLS), "{refused:?}");
     assert!(
         text(&refused).starts_with(&format!("[{}]", ErrorKind::NotFound.as_str())),
         "{refused:?}"

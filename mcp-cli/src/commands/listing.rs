@@ -33,6 +33,9 @@ fn report_failures(hub: &Hub) {
             eprintln!("mcp: server {} failed: {reason}", s.config.name);
         }
     }
+    for warning in hub.filter_warnings() {
+        eprintln!("mcp: warning: {warning}");
+    }
 }
 
 /// `mcp tools [SERVER] [--json]`.

@@ -26,6 +26,9 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>, tool_search: bool)
             eprintln!("mcp proxy: server {} failed: {reason}", s.config.name);
         }
     }
+    for warning in hub.filter_warnings() {
+        eprintln!("mcp proxy: warning: {warning}");
+    }
     let server = proxy_server(&hub);
     let follower = follow_changes(&hub, &server);
     let Some(addr) = http else {

@@ -88,6 +88,30 @@ impl ToolFilter {
     }
 }
 
+impl super::Hub {
+    /// Filter patterns and override keys of connected servers that match none of their tools:
+    /// likely typos, one line each, naming the server.
+    pub fn filter_warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for server in self.all() {
+            if server.client().is_none() {
+                continue;
+            }
+            let filter = server.config().tool_filter;
+            let name = server.name();
+            server.with_lists(|lists| {
+                let raw: Vec<&str> = lists.tools.iter().map(|t| t.name.as_str()).collect();
+                for pattern in filter.unmatched(&raw) {
+                    out.push(format!(
+                        "server \"{name}\": tool filter entry {pattern:?} matches none of its tools"
+                    ));
+                }
+            });
+        }
+        out
+    }
+}
+
 /// Whether `text` matches the glob `pattern` (`*` any run, `?` one character). Linear in the
 /// length of both, with one point of backtracking (the last `*`).
 pub fn glob_match(pattern: &str, text: &str) -> bool {

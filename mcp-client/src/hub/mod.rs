@@ -453,10 +453,11 @@ impl Hub {
 
     /// Shapes a tool's result and runs the result hook.
     fn finish_result(&self, tool: &HubTool, result: CallToolResult) -> CallToolResult {
-        let limit = self.find(&tool.server).map(|s| s.config().result_limit);
-        let result = match limit {
-            Ok(limit) if !limit.is_unlimited() => limit.apply(result),
-            _ => result,
+        let limit = self.result_limit(&tool.server);
+        let result = if limit.is_unlimited() {
+            result
+        } else {
+            limit.apply(result)
         };
         let shaped = self.inner.options.shaping.shape(result);
         match &self.inner.options.on_result {

@@ -15,6 +15,15 @@ pub struct ResultLimit {
     pub max_structured_bytes: Option<usize>,
 }
 
+impl super::Hub {
+    /// The result caps of one server (none for a server the hub does not have).
+    pub fn result_limit(&self, server: &str) -> ResultLimit {
+        self.find(server)
+            .map(|s| s.config().result_limit)
+            .unwrap_or_default()
+    }
+}
+
 /// The marker ending a cut: `[truncated, N bytes more]`.
 pub fn truncation_marker(more: usize) -> String {
     format!("[truncated, {more} bytes more]")

@@ -193,6 +193,18 @@ impl Hub {
         CallToolResult::structured(value)
     }
 
+    /// For `call_tool` of a name no allowed tool has: an error result that points the model
+    /// at `search_tools` (a filtered-out tool gets the same answer as one that does not exist).
+    pub fn check_searchable(&self, name: &str) -> Option<CallToolResult> {
+        match self.resolve_tool(name) {
+            Err(HubError::UnknownTool { .. }) => Some(CallToolResult::error(format!(
+                "[{}] no tool named {name:?}; call {SEARCH_TOOLS} to find the exact name of a tool that does what you need",
+                super::ErrorKind::NotFound.as_str()
+            ))),
+            _ => None,
+        }
+    }
+
     /// The tools a model is offered: every tool under its exposed name, or in tool search
     /// mode only `search_tools` and `call_tool`.
     pub fn model_tools(&self) -> Vec<Tool> {
@@ -216,7 +228,10 @@ impl Hub {
                 Err(message) => CallToolResult::error(message),
             },
             CALL_TOOL => match call_tool_arguments(&arguments) {
-                Ok((name, inner)) => self.call_tool_for_model(&name, inner).await,
+                Ok((name, inner)) => match self.check_searchable(&name) {
+                    Some(refusal) => refusal,
+                    None => self.call_tool_for_model(&name, inner).await,
+                },
                 Err(message) => CallToolResult::error(message),
             },
             other => HubError::UnknownTool { name: other.into() }.to_tool_result(),
