@@ -149,6 +149,65 @@ const QUERIES: [(&str, &[&str]); 20] = [
     ),
 ];
 
+/// Queries written after the ranker's synonym table was tuned on the misses of `QUERIES`, so
+/// their recall is an untuned figure: printed, not asserted.
+const HELD_OUT: [(&str, &[&str]); 10] = [
+    ("Cancel my 2pm appointment", &["delete_event"]),
+    (
+        "Who is coming to the offsite event?",
+        &["list_attendee", "get_attendee", "search_attendee"],
+    ),
+    (
+        "Reply in the thread about the outage",
+        &["create_channel_message"],
+    ),
+    (
+        "Give Bob write access to the analytics database",
+        &["create_user_account", "update_user_account"],
+    ),
+    (
+        "Point www.example.org to the new load balancer IP",
+        &["create_dns_record", "update_dns_record"],
+    ),
+    (
+        "Submit my taxi receipt for reimbursement",
+        &["create_expense"],
+    ),
+    (
+        "What files are in my home directory?",
+        &[
+            "list_directory",
+            "list_directory_with_sizes",
+            "directory_tree",
+        ],
+    ),
+    (
+        "Write 'hello' to a new file called hello.txt",
+        &["write_file"],
+    ),
+    ("Squash and merge PR 42", &["merge_pull_request"]),
+    (
+        "Set my chat status to away",
+        &["update_status", "create_status"],
+    ),
+];
+
+/// How many of `queries` have an expected tool in the top 3, printing each.
+fn recall_at_3(hub: &Hub, queries: &[(&str, &[&str])]) -> usize {
+    let mut found = 0;
+    for (query, expected) in queries {
+        let top = hub.search_tools(query, 3);
+        let hit = top.iter().any(|t| expected.contains(&t.tool.name.as_str()));
+        let names: Vec<&str> = top.iter().map(|t| t.exposed.as_str()).collect();
+        eprintln!(
+            "{} {query:?} -> {names:?}",
+            if hit { "hit " } else { "MISS" }
+        );
+        found += usize::from(hit);
+    }
+    found
+}
+
 #[tokio::test]
 async fn twenty_servers_tool_search_and_exports() {
     let started = std::time::Instant::now();
@@ -161,22 +220,14 @@ async fn twenty_servers_tool_search_and_exports() {
     assert!(tools.len() >= 300, "only {} tools", tools.len());
 
     // Recall at 3 over the query set.
-    let mut found = 0;
-    for (query, expected) in QUERIES {
-        let top: Vec<String> = hub
-            .search_tools(query, 3)
-            .iter()
-            .map(|t| t.exposed.clone())
-            .collect();
-        let hit = hub
-            .search_tools(query, 3)
-            .iter()
-            .any(|t| expected.contains(&t.tool.name.as_str()));
-        eprintln!("{} {query:?} -> {top:?}", if hit { "hit " } else { "MISS" });
-        found += usize::from(hit);
-    }
+    let found = recall_at_3(&hub, &QUERIES);
     let recall = found as f64 / QUERIES.len() as f64;
     eprintln!("top-3 recall: {found}/{} = {recall:.2}", QUERIES.len());
+    let held_out = recall_at_3(&hub, &HELD_OUT);
+    eprintln!(
+        "top-3 recall on the held-out queries (not asserted): {held_out}/{}",
+        HELD_OUT.len()
+    );
     assert!(recall >= 0.9, "top-3 recall {recall:.2} < 0.9");
 
     // Tool search mode: two tools, whatever the number of servers; search, then call.

@@ -175,13 +175,13 @@ impl HubOptions {
 /// One tool of the merged list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HubTool {
-    /// The name a model calls it by: `server__tool`.
+    /// The name a model calls it by: `server__tool` (`tool` may be an override's name).
     pub exposed: String,
     /// The server it belongs to.
     pub server: String,
-    /// Its description, capped by the shaping rules.
+    /// Its description (or the config's override), capped by the shaping rules.
     pub description: String,
-    /// The server's definition, raw name included.
+    /// The server's definition, raw name included (title and description as overridden).
     pub tool: Tool,
 }
 
