@@ -538,26 +538,14 @@ fn filters_and_limits_are_written_back() {
             ..Default::default()
         },
     );
-    c.add_server(ServerConfig {
-        name: "s".into(),
-        transport: TransportConfig::Stdio {
-            command: "x".into(),
-            args: vec![],
-            env: Default::default(),
-            cwd: None,
-        },
-        disabled: false,
-        auto_approve: vec![],
-        timeout: DEFAULT_TIMEOUT,
-        protocol: Default::default(),
-        oauth: None,
-        tool_filter: filter.clone(),
-        result_limit: crate::hub::ResultLimit {
-            max_text_bytes: Some(10),
-            max_structured_bytes: None,
-        },
-    })
-    .unwrap();
+    // From a parsed entry rather than a struct literal, so new fields need no change here.
+    let mut server = parse(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0].clone();
+    server.tool_filter = filter.clone();
+    server.result_limit = crate::hub::ResultLimit {
+        max_text_bytes: Some(10),
+        max_structured_bytes: None,
+    };
+    c.add_server(server).unwrap();
     let back = HubConfig::parse(&c.to_json(), "t.json", &vars()).unwrap();
     let s = back.server("s").unwrap();
     assert_eq!(s.tool_filter, filter);
