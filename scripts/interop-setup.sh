@@ -4,7 +4,9 @@
 #   - npm: the TypeScript SDK v2 (`@modelcontextprotocol/client` / `server`, the 2026-07-28 era);
 #   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
-#     cannot share one).
+#     cannot share one);
+#   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents), in a
+#     third virtualenv.
 # Prints the environment variables the tests read, as `export` lines.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -30,7 +32,13 @@ if [ ! -x "$dir/venv2/bin/python" ] || ! cmp -s "$root/interop/requirements-v2.t
   "$dir/venv2/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements-v2.txt" >&2
   cp "$root/interop/requirements-v2.txt" "$dir/venv2/requirements.txt"
 fi
+if [ ! -x "$dir/venv-providers/bin/python" ] || ! cmp -s "$root/interop/requirements-providers.txt" "$dir/venv-providers/requirements.txt"; then
+  python3 -m venv "$dir/venv-providers"
+  "$dir/venv-providers/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements-providers.txt" >&2
+  cp "$root/interop/requirements-providers.txt" "$dir/venv-providers/requirements.txt"
+fi
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
 echo "export MCP_INTEROP_AUTH_MODULES=$dir/auth/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
 echo "export MCP_INTEROP_PYTHON2=$dir/venv2/bin/python"
+echo "export MCP_PROVIDER_PYTHON=$dir/venv-providers/bin/python"

@@ -122,9 +122,22 @@ pub enum Command {
         /// Only this server.
         server: Option<String>,
     },
-    /// The merged tools as LLM function definitions (JSON).
+    /// Ranks the tools for a plain-language query (BM25 over names, titles, descriptions and
+    /// parameters), as the proxy's `search_tools` does.
+    Search {
+        /// What the tool should do, e.g. "read a file".
+        query: String,
+        /// How many tools to show.
+        #[arg(long, default_value_t = 5)]
+        limit: usize,
+        /// Full definitions as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The merged tools as LLM function definitions (JSON), each schema in the form the
+    /// provider accepts.
     Export {
-        /// openai, anthropic or gemini.
+        /// openai, openai-strict, anthropic or gemini.
         #[arg(long, default_value = "openai")]
         format: String,
     },
@@ -146,6 +159,10 @@ pub enum Command {
         /// Serve over stdin/stdout (the default).
         #[arg(long)]
         stdio: bool,
+        /// Offer only `search_tools` and `call_tool` instead of every tool, so the list stays
+        /// small whatever the number of servers.
+        #[arg(long)]
+        tool_search: bool,
     },
     /// Logs in to a remote server with OAuth (browser, loopback redirect on 127.0.0.1).
     Login {

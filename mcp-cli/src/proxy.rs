@@ -12,6 +12,10 @@
 //! proxy forwards one of its calls is put to the proxy's own client whose call it is, in that
 //! client's era, by the [`InputForwarder`] the hub was given.
 //!
+//! In tool search mode ([`HubOptions::tool_search`](mcp_client::hub::HubOptions), `mcp proxy
+//! --tool-search`) the proxy offers only `search_tools` and `call_tool` (see
+//! [`mcp_client::hub::search_tools_definition`]); `call_tool` forwards like a direct call.
+//!
 //! Tasks pass through: a proxied tool keeps its server's `execution.taskSupport` (a tool of a
 //! server speaking the 2026-07-28 tasks extension, which declares none, is offered as
 //! `optional`), so the proxy's own task machinery runs the forwarded call as a task when its
@@ -23,7 +27,10 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_client::hub::{Hub, HubError, HubPrompt, HubTool};
+use mcp_client::hub::{
+    call_tool_arguments, call_tool_definition, search_tools_arguments, search_tools_definition,
+    Hub, HubError, HubPrompt, HubTool,
+};
 
 use crate::input_forwarding::{forwarding, InputForwarder};
 use mcp_client::{CallOptions, TaskFlavour, TaskOptions};
@@ -42,11 +49,17 @@ pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
     if !instructions.is_empty() {
         builder = builder.instructions(instructions);
     }
-    for tool in hub.tools() {
-        builder = builder.tool(
-            tool_definition(hub, &tool),
-            tool_handler(hub, input, &tool.exposed),
-        );
+    if hub.options().tool_search {
+        builder = builder
+            .tool(search_tools_definition(), search_tools_handler(hub))
+            .tool(call_tool_definition(), call_tool_handler(hub, input));
+    } else {
+        for tool in hub.tools() {
+            builder = builder.tool(
+                tool_definition(hub, &tool),
+                tool_handler(hub, input, &tool.exposed),
+            );
+        }
     }
     if !hub.resources().is_empty() || !hub.resource_templates().is_empty() {
         let list_hub = hub.clone();
@@ -102,6 +115,14 @@ fn tool_definition(hub: &Hub, tool: &HubTool) -> schema::Tool {
     let mut definition = tool.tool.clone();
     definition.name = tool.exposed.clone();
     definition.description = Some(tool.description.clone());
+    // Structured content over the server's cap arrives as text, so no output schema is promised.
+    if hub
+        .result_limit(&tool.server)
+        .max_structured_bytes
+        .is_some()
+    {
+        definition.output_schema = None;
+    }
     let declared = definition
         .execution
         .as_ref()
@@ -129,13 +150,64 @@ fn tool_handler(
         let hub = hub.clone();
         let input = input.clone();
         let exposed = exposed.clone();
-        Box::pin(forwarding(ctx.clone(), async move {
-            let _in_flight = hub
-                .resolve_tool(&exposed)
-                .ok()
-                .map(|tool| input.register(&tool.server, &ctx));
-            forward_call(&hub, &exposed, args, &ctx).await
-        }))
+        Box::pin(forward_registered(hub, input, exposed, args, ctx))
+    }
+}
+
+/// Forwards a call with `ctx` known as its caller, so its server's requests for input reach
+/// `ctx`'s client.
+async fn forward_registered(
+    hub: Hub,
+    input: InputForwarder,
+    exposed: String,
+    args: Value,
+    ctx: Context,
+) -> CallToolResult {
+    forwarding(ctx.clone(), async move {
+        let _in_flight = hub
+            .resolve_tool(&exposed)
+            .ok()
+            .map(|tool| input.register(&tool.server, &ctx));
+        forward_call(&hub, &exposed, args, &ctx).await
+    })
+    .await
+}
+
+/// `search_tools` of tool search mode: ranks the tools the filters allow.
+fn search_tools_handler(
+    hub: &Hub,
+) -> impl Fn(Value, Context) -> ToolFuture + Send + Sync + 'static {
+    let hub = hub.clone();
+    move |args: Value, _ctx: Context| {
+        let hub = hub.clone();
+        Box::pin(async move {
+            match search_tools_arguments(&args) {
+                Ok((query, limit)) => hub.search_tools_result(&query, limit),
+                Err(message) => CallToolResult::error(message),
+            }
+        })
+    }
+}
+
+/// `call_tool` of tool search mode: forwards like a call of the named tool itself.
+fn call_tool_handler(
+    hub: &Hub,
+    input: &InputForwarder,
+) -> impl Fn(Value, Context) -> ToolFuture + Send + Sync + 'static {
+    let hub = hub.clone();
+    let input = input.clone();
+    move |args: Value, ctx: Context| {
+        let hub = hub.clone();
+        let input = input.clone();
+        Box::pin(async move {
+            match call_tool_arguments(&args) {
+                Ok((name, inner)) => match hub.check_searchable(&name) {
+                    Some(refusal) => refusal,
+                    None => forward_registered(hub, input, name, inner, ctx).await,
+                },
+                Err(message) => CallToolResult::error(message),
+            }
+        })
     }
 }
 
@@ -262,15 +334,20 @@ pub fn follow_changes(
     let input = input.clone();
     let server = server.clone();
     tokio::spawn(async move {
-        let mut tools: Vec<schema::Tool> = hub
-            .tools()
-            .iter()
-            .map(|t| tool_definition(&hub, t))
-            .collect();
+        let mut tools: Vec<schema::Tool> = if hub.options().tool_search {
+            Vec::new()
+        } else {
+            hub.tools()
+        }
+        .iter()
+        .map(|t| tool_definition(&hub, t))
+        .collect();
         let mut prompts: Vec<schema::Prompt> =
             hub.prompts().iter().map(prompt_definition).collect();
+        let search_mode = hub.options().tool_search;
         while changes.changed().await.is_ok() {
-            let new_tools = hub.tools();
+            // In tool search mode the two search tools stay; searches read the hub live.
+            let new_tools = if search_mode { Vec::new() } else { hub.tools() };
             let keep: BTreeSet<&str> = new_tools.iter().map(|t| t.exposed.as_str()).collect();
             for old in &tools {
                 if !keep.contains(old.name.as_str()) {

@@ -235,7 +235,8 @@ fn resources_read_prompts_prompt_ping_export_instructions() {
     let bad = c(&["export", "--format", "bard"]);
     assert_eq!(bad.code, 2);
     assert!(
-        bad.stderr.contains("use openai, anthropic or gemini"),
+        bad.stderr
+            .contains("use openai, openai-strict, anthropic or gemini"),
         "{bad:?}"
     );
 

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use mcp_client::hub::{ExportFormat, Hub, HubError};
+use mcp_client::hub::{presented_definition, ExportFormat, Hub, HubError};
 use serde_json::{json, Value};
 
 use super::{open_hub, parse_object, Failure, Outcome};
@@ -32,6 +32,9 @@ fn report_failures(hub: &Hub) {
         if let mcp_client::hub::ServerStatus::Failed(reason) = &s.status {
             eprintln!("mcp: server {} failed: {reason}", s.config.name);
         }
+    }
+    for warning in hub.filter_warnings() {
+        eprintln!("mcp: warning: {warning}");
     }
 }
 
@@ -211,6 +214,36 @@ pub async fn export(source: &ConfigSource, format: &str) -> Outcome {
     let doc = hub.export(format);
     hub.close().await;
     outln!("{}", pretty(&doc));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `mcp search QUERY [--limit N] [--json]`: the best tools for a plain-language query.
+pub async fn search(source: &ConfigSource, query: &str, limit: usize, as_json: bool) -> Outcome {
+    let hub = open_hub(source, None).await?;
+    report_failures(&hub);
+    let found = hub.search_tools(query, limit.max(1));
+    hub.close().await;
+    if as_json {
+        let list: Vec<Value> = found
+            .iter()
+            .map(|t| serde_json::to_value(presented_definition(t)).unwrap_or(Value::Null))
+            .collect();
+        outln!("{}", pretty(&Value::Array(list)));
+    } else if found.is_empty() {
+        eprintln!("mcp: no tool matches {query:?}");
+    } else {
+        let rows: Vec<Vec<String>> = found
+            .iter()
+            .map(|t| {
+                vec![
+                    t.exposed.clone(),
+                    t.server.clone(),
+                    first_line(&t.description),
+                ]
+            })
+            .collect();
+        out!("{}", table(&rows));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -85,10 +85,17 @@ pub async fn run(cli: Cli) -> ExitCode {
         }
         Command::Ping { server } => servers::ping(&source, server.as_deref()).await,
         Command::Export { format } => listing::export(&source, &format).await,
+        Command::Search { query, limit, json } => {
+            listing::search(&source, &query, limit, json).await
+        }
         Command::Instructions => listing::instructions(&source).await,
         Command::Add(args) => edit::add(&source, args),
         Command::Remove { name } => edit::remove(&source, &name),
-        Command::Proxy { http, stdio: _ } => proxy::proxy(&source, http.as_deref()).await,
+        Command::Proxy {
+            http,
+            stdio: _,
+            tool_search,
+        } => proxy::proxy(&source, http.as_deref(), tool_search).await,
         Command::Login {
             server,
             headless,

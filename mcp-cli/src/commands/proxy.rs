@@ -1,5 +1,6 @@
-//! `mcp proxy [--http ADDR | --stdio]`: serves the whole hub as one MCP server under the
-//! exposed names, over stdio (the default) or Streamable HTTP plus legacy SSE.
+//! `mcp proxy [--http ADDR | --stdio] [--tool-search]`: serves the whole hub as one MCP server
+//! under the exposed names (or, with `--tool-search`, as `search_tools` and `call_tool`), over
+//! stdio (the default) or Streamable HTTP plus legacy SSE.
 
 use std::process::ExitCode;
 
@@ -13,11 +14,12 @@ use crate::interrupt;
 
 /// Connects the hub and serves it until stdin closes (stdio) or a signal arrives (HTTP, which
 /// then exits 0; see [`crate::interrupt`]).
-pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
+pub async fn proxy(source: &ConfigSource, http: Option<&str>, tool_search: bool) -> Outcome {
     let config = load(source)?;
     let input = InputForwarder::new();
     let options = HubOptions {
         input: input.upstream_input(),
+        tool_search,
         ..HubOptions::default()
     };
     let hub = connect(config, options).await;
@@ -25,6 +27,9 @@ pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
         if let ServerStatus::Failed(reason) = &s.status {
             eprintln!("mcp proxy: server {} failed: {reason}", s.config.name);
         }
+    }
+    for warning in hub.filter_warnings() {
+        eprintln!("mcp proxy: warning: {warning}");
     }
     let server = proxy_server(&hub, &input);
     let follower = follow_changes(&hub, &server, &input);

@@ -17,6 +17,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 mod oauth;
+mod tool_selection;
 
 pub use oauth::OAuthSettings;
 
@@ -124,11 +125,16 @@ pub struct ServerConfig {
     pub protocol: Negotiation,
     /// OAuth settings of a remote server (`oauth`, or Cursor's `auth`).
     pub oauth: Option<OAuthSettings>,
+    /// Which tools are offered and how they are presented (`tools`, `includeTools`,
+    /// `excludeTools`, `disabledTools`).
+    pub tool_filter: super::filter::ToolFilter,
+    /// Caps on the size of results (`resultLimits`, `maxResultBytes`).
+    pub result_limit: super::result_limit::ResultLimit,
 }
 
 impl ServerConfig {
     /// Whether two configs differ in a field that needs a reconnect (everything but the
-    /// auto-approve list).
+    /// auto-approve list, the tool filter and the result caps).
     pub fn needs_restart(&self, other: &ServerConfig) -> bool {
         self.transport != other.transport
             || self.disabled != other.disabled
@@ -704,14 +710,23 @@ fn parse_server(
             ))
         }
     };
+    let mut auto_approve = ctx.strings(name, entry, "autoApprove")?;
+    // Roo Code's name for the same list.
+    for tool in ctx.strings(name, entry, "alwaysAllow")? {
+        if !auto_approve.contains(&tool) {
+            auto_approve.push(tool);
+        }
+    }
     Ok(ServerConfig {
         name: name.to_owned(),
         transport,
         disabled,
-        auto_approve: ctx.strings(name, entry, "autoApprove")?,
+        auto_approve,
         timeout,
         protocol,
         oauth: oauth::parse(ctx, name, entry)?,
+        tool_filter: tool_selection::parse_filter(ctx, name, entry)?,
+        result_limit: tool_selection::parse_result_limit(ctx, name, entry)?,
     })
 }
 
@@ -841,6 +856,12 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     }
     if let Some(settings) = &server.oauth {
         entry.insert("oauth".into(), oauth::to_json(settings));
+    }
+    if let Some(tools) = tool_selection::filter_to_json(&server.tool_filter) {
+        entry.insert("tools".into(), tools);
+    }
+    if let Some(limits) = tool_selection::result_limit_to_json(&server.result_limit) {
+        entry.insert("resultLimits".into(), limits);
     }
     Value::Object(entry)
 }

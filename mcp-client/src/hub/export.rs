@@ -1,12 +1,14 @@
 //! The hub's merged tools as function definitions for LLM APIs, in JSON: OpenAI
-//! (`type: function`, `name`, `description`, `parameters`), Anthropic (`name`, `description`,
-//! `input_schema`) and Gemini (`functionDeclarations`).
+//! (`type: function`, `name`, `description`, `parameters`; also in strict mode), Anthropic
+//! (`name`, `description`, `input_schema`) and Gemini (`functionDeclarations`). Each
+//! provider's schema rules are applied by [`schema_convert`](super::schema_convert).
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde_json::{json, Map, Value};
 
+use super::schema_convert::{anthropic, gemini, openai_strict};
 use super::HubTool;
 
 /// Which provider's function format to write.
@@ -14,10 +16,15 @@ use super::HubTool;
 pub enum ExportFormat {
     /// OpenAI function tools: `{"type": "function", "name", "description", "parameters"}`.
     OpenAi,
+    /// OpenAI function tools with `"strict": true` and schemas in strict mode's form; a tool
+    /// whose schema has no strict form is written as for [`OpenAi`](Self::OpenAi) with
+    /// `"strict": false`.
+    OpenAiStrict,
     /// Anthropic tools: `{"name", "description", "input_schema"}`.
     Anthropic,
-    /// Gemini: `{"functionDeclarations": [{"name", "description", "parameters"}]}`; schema
-    /// keywords Gemini refuses (`$schema`, `additionalProperties`) are left out.
+    /// Gemini: `{"functionDeclarations": [{"name", "description", "parameters"}]}` with
+    /// schemas in Gemini's OpenAPI subset (references inlined, `nullable`, no
+    /// `additionalProperties`).
     Gemini,
 }
 
@@ -25,6 +32,7 @@ impl fmt::Display for ExportFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             ExportFormat::OpenAi => "openai",
+            ExportFormat::OpenAiStrict => "openai-strict",
             ExportFormat::Anthropic => "anthropic",
             ExportFormat::Gemini => "gemini",
         })
@@ -33,7 +41,7 @@ impl fmt::Display for ExportFormat {
 
 /// A format name that is not one of ours.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("unknown export format {0:?}; use openai, anthropic or gemini")]
+#[error("unknown export format {0:?}; use openai, openai-strict, anthropic or gemini")]
 pub struct UnknownFormat(pub String);
 
 impl FromStr for ExportFormat {
@@ -42,6 +50,7 @@ impl FromStr for ExportFormat {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
             "openai" => Ok(ExportFormat::OpenAi),
+            "openai-strict" | "openai_strict" | "strict" => Ok(ExportFormat::OpenAiStrict),
             "anthropic" | "claude" => Ok(ExportFormat::Anthropic),
             "gemini" | "google" => Ok(ExportFormat::Gemini),
             _ => Err(UnknownFormat(s.to_owned())),
@@ -64,13 +73,30 @@ pub fn export_tools(tools: &[HubTool], format: ExportFormat) -> Value {
                 })
             })
             .collect(),
+        ExportFormat::OpenAiStrict => tools
+            .iter()
+            .map(|t| {
+                let original = Value::Object(t.tool.input_schema.clone());
+                let (parameters, strict) = match openai_strict(&original) {
+                    Ok(converted) => (converted, true),
+                    Err(_) => (original, false),
+                };
+                json!({
+                    "type": "function",
+                    "name": t.exposed,
+                    "description": t.description,
+                    "parameters": parameters,
+                    "strict": strict,
+                })
+            })
+            .collect(),
         ExportFormat::Anthropic => tools
             .iter()
             .map(|t| {
                 json!({
                     "name": t.exposed,
                     "description": t.description,
-                    "input_schema": Value::Object(t.tool.input_schema.clone()),
+                    "input_schema": anthropic(&Value::Object(t.tool.input_schema.clone())),
                 })
             })
             .collect(),
@@ -81,7 +107,7 @@ pub fn export_tools(tools: &[HubTool], format: ExportFormat) -> Value {
                     let mut decl = Map::new();
                     decl.insert("name".into(), t.exposed.clone().into());
                     decl.insert("description".into(), t.description.clone().into());
-                    let schema = gemini_schema(&Value::Object(t.tool.input_schema.clone()));
+                    let schema = gemini(&Value::Object(t.tool.input_schema.clone()));
                     let has_properties = schema
                         .get("properties")
                         .and_then(Value::as_object)
@@ -94,20 +120,6 @@ pub fn export_tools(tools: &[HubTool], format: ExportFormat) -> Value {
                 .collect();
             json!({ "functionDeclarations": declarations })
         }
-    }
-}
-
-/// A JSON Schema with the keywords Gemini's OpenAPI subset rejects removed, at every depth.
-fn gemini_schema(schema: &Value) -> Value {
-    match schema {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "$schema" | "additionalProperties"))
-                .map(|(k, v)| (k.clone(), gemini_schema(v)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(gemini_schema).collect()),
-        other => other.clone(),
     }
 }
 
@@ -156,6 +168,22 @@ mod tests {
         assert!(decl["parameters"].get("$schema").is_none());
         assert!(decl["parameters"].get("additionalProperties").is_none());
         assert_eq!(decl["parameters"]["properties"]["city"]["type"], "string");
+    }
+
+    #[test]
+    fn openai_strict_shape() {
+        let v = export_tools(&sample(), ExportFormat::OpenAiStrict);
+        assert_eq!(v[0]["strict"], true);
+        assert_eq!(v[0]["parameters"]["additionalProperties"], false);
+        assert!(v[0]["parameters"].get("$schema").is_none());
+        let mut free = sample();
+        free[0].tool = Tool::new("t", "d").with_input_schema(json!({
+            "type": "object",
+            "properties": {"env": {"type": "object"}}
+        }));
+        let v = export_tools(&free, ExportFormat::OpenAiStrict);
+        assert_eq!(v[0]["strict"], false);
+        assert_eq!(v[0]["parameters"]["properties"]["env"]["type"], "object");
     }
 
     #[test]

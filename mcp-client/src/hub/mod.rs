@@ -25,11 +25,16 @@ mod config;
 mod error;
 mod export;
 mod input;
+mod filter;
 mod naming;
 mod oauth;
+mod result_limit;
+pub mod schema_convert;
+mod search;
 mod server;
 mod shaping;
 mod tasks;
+mod tool_search;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -49,11 +54,18 @@ pub use config::{
 pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat, UnknownFormat};
 pub use input::{UpstreamElicitation, UpstreamInput, UpstreamRoots, UpstreamSampling};
+pub use filter::{glob_match, ToolFilter, ToolOverride};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
 pub use oauth::authorizer_for;
+pub use result_limit::{truncation_marker, ResultLimit};
+pub use search::{SearchHit, ToolIndex};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 pub use tasks::{HubTask, HubTaskStart, TaskOwners};
+pub use tool_search::{
+    call_tool_arguments, call_tool_definition, presented_definition, search_tools_arguments,
+    search_tools_definition, CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS,
+};
 
 use crate::{CallOptions, Client, RestartPolicy};
 use server::{Changes, HubServer};
@@ -88,6 +100,9 @@ pub struct HubOptions {
     /// `Authorization` header use OAuth (a server that needs a login the store does not hold
     /// fails with "needs login"). `None` leaves OAuth off.
     pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
+    /// Tool search mode: a model is offered `search_tools` and `call_tool` instead of every
+    /// tool (see [`Hub::model_tools`]); `mcp proxy --tool-search` sets it.
+    pub tool_search: bool,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -107,6 +122,7 @@ impl Default for HubOptions {
             era_cache: Default::default(),
             input: UpstreamInput::default(),
             token_store: None,
+            tool_search: false,
         }
     }
 }
@@ -146,6 +162,12 @@ impl HubOptions {
         self
     }
 
+    /// Turns tool search mode on or off.
+    pub fn with_tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
+        self
+    }
+
     /// Sets the connect timeout.
     pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
@@ -156,13 +178,13 @@ impl HubOptions {
 /// One tool of the merged list.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HubTool {
-    /// The name a model calls it by: `server__tool`.
+    /// The name a model calls it by: `server__tool` (`tool` may be an override's name).
     pub exposed: String,
     /// The server it belongs to.
     pub server: String,
-    /// Its description, capped by the shaping rules.
+    /// Its description (or the config's override), capped by the shaping rules.
     pub description: String,
-    /// The server's definition, raw name included.
+    /// The server's definition, raw name included (title and description as overridden).
     pub tool: Tool,
 }
 
@@ -222,6 +244,8 @@ struct Inner {
     changes: Changes,
     /// Which server issued each task id the hub has seen.
     task_owners: TaskOwners,
+    /// The tool search index, rebuilt after changes.
+    search_cache: tool_search::SearchCache,
 }
 
 impl std::fmt::Debug for Hub {
@@ -247,6 +271,7 @@ impl Hub {
                 reload: tokio::sync::Mutex::new(()),
                 changes,
                 task_owners: TaskOwners::default(),
+                search_cache: Default::default(),
             }),
         }
     }
@@ -324,9 +349,11 @@ impl Hub {
         let mut collisions = Vec::new();
         for server in self.all() {
             let name = server.name();
+            let filter = server.config().tool_filter;
             server.with_lists(|lists| {
-                for tool in &lists.tools {
-                    match names.insert(&name, &tool.name) {
+                // Filtered-out tools are not offered, so they cannot be resolved or called.
+                for (tool, shown_name) in lists.tools.iter().filter_map(|t| filter.present(t)) {
+                    match names.insert(&name, &shown_name) {
                         Ok(exposed) => tools.push(HubTool {
                             exposed,
                             server: name.clone(),
@@ -335,7 +362,7 @@ impl Hub {
                                 .options
                                 .shaping
                                 .description(tool.description.as_deref().unwrap_or_default()),
-                            tool: tool.clone(),
+                            tool,
                         }),
                         Err(collision) => collisions.push(collision),
                     }
@@ -383,6 +410,8 @@ impl Hub {
     ) -> Result<CallToolResult, HubError> {
         let (tool, client, config) = self.approved_call(name, &arguments).await?;
         options.timeout = options.timeout.or(Some(config.timeout));
+        // A strict-mode model sends `null` for optional fields it leaves out.
+        let arguments = schema_convert::restore_tool_arguments(&tool.tool, arguments);
         let result = client
             .call_tool_with(&tool.tool.name, arguments, options)
             .await?;
@@ -427,6 +456,12 @@ impl Hub {
 
     /// Shapes a tool's result and runs the result hook.
     fn finish_result(&self, tool: &HubTool, result: CallToolResult) -> CallToolResult {
+        let limit = self.result_limit(&tool.server);
+        let result = if limit.is_unlimited() {
+            result
+        } else {
+            limit.apply(result)
+        };
         let shaped = self.inner.options.shaping.shape(result);
         match &self.inner.options.on_result {
             Some(hook) => hook(&tool.server, &tool.tool.name, shaped),
@@ -551,8 +586,12 @@ impl Hub {
         render_instructions(&self.instructions())
     }
 
-    /// The merged tools as LLM function definitions.
+    /// The merged tools as LLM function definitions (in tool search mode, the two search
+    /// tools).
     pub fn export(&self, format: ExportFormat) -> Value {
+        if self.inner.options.tool_search {
+            return export_tools(&tool_search::search_mode_hub_tools(), format);
+        }
         export_tools(&self.tools(), format)
     }
 

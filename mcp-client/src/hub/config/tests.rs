@@ -215,6 +215,8 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         timeout: Duration::from_secs(10),
         protocol: Default::default(),
         oauth: None,
+        tool_filter: Default::default(),
+        result_limit: Default::default(),
     })
     .unwrap();
     assert!(
@@ -260,6 +262,8 @@ fn entries_are_written_in_each_format() {
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
         oauth: None,
+        tool_filter: Default::default(),
+        result_limit: Default::default(),
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -308,6 +312,8 @@ fn validation_as_cline_does() {
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
         oauth: None,
+        tool_filter: Default::default(),
+        result_limit: Default::default(),
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
@@ -439,4 +445,109 @@ fn oauth_keys_of_other_clients_are_read() {
     let bad =
         r#"{"mcpServers": {"x": {"url": "https://a/mcp", "oauth": {"callbackPort": "nope"}}}}"#;
     assert!(parse_err(bad).contains("callbackPort"));
+}
+
+#[test]
+fn tool_filters_overrides_and_other_clients_keys() {
+    let text = r#"{"mcpServers": {
+        "ours": {"command": "x", "tools": {
+            "include": ["get_*", "list_*"], "exclude": ["*secret*"],
+            "overrides": {"get_weather": {"name": "weather_now", "description": "Now."}}
+        }, "resultLimits": {"text": 100, "structured": 200}},
+        "gemini": {"command": "x", "includeTools": ["a"], "excludeTools": ["b"], "maxResultBytes": 50},
+        "roo": {"command": "x", "disabledTools": ["c"], "alwaysAllow": ["d"], "autoApprove": ["e", "d"]},
+        "mcphub": {"command": "x", "disabled_tools": ["f"]}
+    }}"#;
+    let c = HubConfig::parse(text, "t.json", &vars()).unwrap();
+    let ours = c.server("ours").unwrap();
+    assert_eq!(ours.tool_filter.include, ["get_*", "list_*"]);
+    assert_eq!(ours.tool_filter.exclude, ["*secret*"]);
+    let o = &ours.tool_filter.overrides["get_weather"];
+    assert_eq!(o.name.as_deref(), Some("weather_now"));
+    assert_eq!(o.description.as_deref(), Some("Now."));
+    assert_eq!(o.title, None);
+    assert_eq!(ours.result_limit.max_text_bytes, Some(100));
+    assert_eq!(ours.result_limit.max_structured_bytes, Some(200));
+    let gemini = c.server("gemini").unwrap();
+    assert_eq!(gemini.tool_filter.include, ["a"]);
+    assert_eq!(gemini.tool_filter.exclude, ["b"]);
+    assert_eq!(gemini.result_limit.max_text_bytes, Some(50));
+    assert_eq!(gemini.result_limit.max_structured_bytes, Some(50));
+    let roo = c.server("roo").unwrap();
+    assert_eq!(roo.tool_filter.exclude, ["c"]);
+    assert_eq!(roo.auto_approve, ["e", "d"]);
+    assert_eq!(c.server("mcphub").unwrap().tool_filter.exclude, ["f"]);
+    assert!(c.server("mcphub").unwrap().result_limit.is_unlimited());
+}
+
+#[test]
+fn tool_filter_errors_name_the_field() {
+    for (entry, field) in [
+        (r#"{"command": "x", "tools": ["a"]}"#, "tools"),
+        (
+            r#"{"command": "x", "tools": {"include": "a"}}"#,
+            "tools.include",
+        ),
+        (
+            r#"{"command": "x", "tools": {"overrides": {"t": {"name": 3}}}}"#,
+            "tools.overrides.t.name",
+        ),
+        (
+            r#"{"command": "x", "tools": {"overrides": {"t": {"name": " "}}}}"#,
+            "tools.overrides.t.name",
+        ),
+        (
+            r#"{"command": "x", "maxResultBytes": -1}"#,
+            "maxResultBytes",
+        ),
+        (
+            r#"{"command": "x", "resultLimits": {"txt": 3}}"#,
+            "resultLimits.txt",
+        ),
+    ] {
+        let text = format!(r#"{{"mcpServers": {{"s": {entry}}}}}"#);
+        match HubConfig::parse(&text, "t.json", &vars()) {
+            Err(ConfigError::Field { field: f, .. }) => assert_eq!(f, field, "{entry}"),
+            other => panic!("{entry}: expected a field error, got {other:?}"),
+        }
+    }
+    let c = HubConfig::parse(
+        r#"{"mcpServers": {"s": {"command": "x", "tools": {"inclde": ["a"]}}}}"#,
+        "t.json",
+        &vars(),
+    )
+    .unwrap();
+    assert!(
+        c.warnings.iter().any(|w| w.contains("tools.inclde")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+#[test]
+fn filters_and_limits_are_written_back() {
+    let mut c = HubConfig::empty(ConfigFormat::Cline, None);
+    let mut filter = crate::hub::ToolFilter {
+        include: vec!["get_*".into()],
+        ..Default::default()
+    };
+    filter.overrides.insert(
+        "get_x".into(),
+        crate::hub::ToolOverride {
+            title: Some("X".into()),
+            ..Default::default()
+        },
+    );
+    // From a parsed entry rather than a struct literal, so new fields need no change here.
+    let mut server = parse(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0].clone();
+    server.tool_filter = filter.clone();
+    server.result_limit = crate::hub::ResultLimit {
+        max_text_bytes: Some(10),
+        max_structured_bytes: None,
+    };
+    c.add_server(server).unwrap();
+    let back = HubConfig::parse(&c.to_json(), "t.json", &vars()).unwrap();
+    let s = back.server("s").unwrap();
+    assert_eq!(s.tool_filter, filter);
+    assert_eq!(s.result_limit.max_text_bytes, Some(10));
 }
