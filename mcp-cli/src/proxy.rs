@@ -42,6 +42,17 @@ pub fn forward_elicitation() -> mcp_client::ElicitationHandler {
     })
 }
 
+/// The client whose call the current task forwards, as `name version` (for the call log).
+pub fn downstream_client() -> Option<String> {
+    DOWNSTREAM
+        .try_with(|ctx| {
+            ctx.client_info()
+                .map(|info| format!("{} {}", info.name, info.version))
+        })
+        .ok()
+        .flatten()
+}
+
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;

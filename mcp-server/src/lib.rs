@@ -151,6 +151,8 @@ mod error;
 mod handler;
 pub mod http;
 mod modern;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 mod pagination;
 mod prompt;
 mod request_state;

@@ -147,6 +147,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         timeout: args.timeout.map_or(DEFAULT_TIMEOUT, clamp_timeout_secs),
         protocol: args.protocol.unwrap_or_default(),
         oauth: None,
+        limits: Default::default(),
     })
 }
 

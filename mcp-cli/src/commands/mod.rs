@@ -88,7 +88,15 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Instructions => listing::instructions(&source).await,
         Command::Add(args) => edit::add(&source, args),
         Command::Remove { name } => edit::remove(&source, &name),
-        Command::Proxy { http, stdio: _ } => proxy::proxy(&source, http.as_deref()).await,
+        Command::Proxy {
+            http,
+            stdio: _,
+            log_calls,
+            log_contents,
+        } => {
+            let log = log_calls.as_deref().map(|path| (path, log_contents));
+            proxy::proxy(&source, http.as_deref(), log).await
+        }
         Command::Login {
             server,
             headless,

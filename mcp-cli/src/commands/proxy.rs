@@ -1,9 +1,11 @@
 //! `mcp proxy [--http ADDR | --stdio]`: serves the whole hub as one MCP server under the
 //! exposed names, over stdio (the default) or Streamable HTTP plus legacy SSE.
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_cli::proxy::{follow_changes, forward_elicitation, proxy_server};
+use mcp_cli::audit::CallLog;
+use mcp_cli::proxy::{downstream_client, follow_changes, forward_elicitation, proxy_server};
 use mcp_client::hub::{HubOptions, ServerStatus};
 
 use super::{connect, load, Failure, Outcome};
@@ -12,10 +14,24 @@ use crate::interrupt;
 
 /// Connects the hub and serves it until stdin closes (stdio) or a signal arrives (HTTP, which
 /// then exits 0; see [`crate::interrupt`]).
-pub async fn proxy(source: &ConfigSource, http: Option<&str>) -> Outcome {
+/// `log`: the `--log-calls` file and whether to log contents.
+pub async fn proxy(
+    source: &ConfigSource,
+    http: Option<&str>,
+    log: Option<(&Path, bool)>,
+) -> Outcome {
     let config = load(source)?;
+    let on_call = match log {
+        Some((path, contents)) => Some(
+            CallLog::open(path, contents)
+                .map_err(|e| Failure::usage(format!("cannot open {}: {e}", path.display())))?
+                .observer(downstream_client),
+        ),
+        None => None,
+    };
     let options = HubOptions {
         elicitation: Some(forward_elicitation()),
+        on_call,
         ..HubOptions::default()
     };
     let hub = connect(config, options).await;

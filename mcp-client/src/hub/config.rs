@@ -124,6 +124,8 @@ pub struct ServerConfig {
     pub protocol: Negotiation,
     /// OAuth settings of a remote server (`oauth`, or Cursor's `auth`).
     pub oauth: Option<OAuthSettings>,
+    /// How many calls run at once and wait (`maxConcurrentCalls`, `maxQueuedCalls`).
+    pub limits: super::limits::CallLimits,
 }
 
 impl ServerConfig {
@@ -712,6 +714,8 @@ fn parse_server(
         timeout,
         protocol,
         oauth: oauth::parse(ctx, name, entry)?,
+        limits: super::limits::CallLimits::from_entry(entry)
+            .map_err(|(key, reason)| ctx.field_error(name, key, reason))?,
     })
 }
 
@@ -842,6 +846,7 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     if let Some(settings) = &server.oauth {
         entry.insert("oauth".into(), oauth::to_json(settings));
     }
+    server.limits.write_into(&mut entry);
     Value::Object(entry)
 }
 

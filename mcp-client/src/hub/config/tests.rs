@@ -215,6 +215,7 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         timeout: Duration::from_secs(10),
         protocol: Default::default(),
         oauth: None,
+        limits: Default::default(),
     })
     .unwrap();
     assert!(
@@ -260,6 +261,7 @@ fn entries_are_written_in_each_format() {
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
         oauth: None,
+        limits: Default::default(),
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -308,6 +310,7 @@ fn validation_as_cline_does() {
         timeout: DEFAULT_TIMEOUT,
         protocol: Default::default(),
         oauth: None,
+        limits: Default::default(),
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
