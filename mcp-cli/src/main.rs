@@ -219,7 +219,7 @@ fn main() -> ExitCode {
     let ending = runtime.block_on(interrupt::run(commands::run(cli)));
     #[cfg(feature = "otlp")]
     if let Some(exporter) = exporter {
-        exporter.shutdown();
+        runtime.block_on(exporter.shutdown());
     }
     // Servers were closed (or killed); do not wait long on stray blocking tasks.
     let wait = match ending {

@@ -15,7 +15,7 @@
 //!     let subscriber = tracing_subscriber::registry().with(layer);
 //!     let _ = tracing::subscriber::set_global_default(subscriber);
 //!     // ... serve ...
-//!     guard.shutdown();
+//!     runtime.block_on(guard.shutdown());
 //! }
 //! # Ok(()) }
 //! ```
@@ -107,11 +107,19 @@ pub struct OtlpGuard {
 }
 
 impl OtlpGuard {
-    /// Exports what is left (bounded by a few seconds) and stops. Call it outside the runtime's
-    /// worker threads or from a blocking task: it waits for the runtime to post the last batch.
-    pub fn shutdown(self) {
-        if let Err(e) = self.processor.shutdown_with_timeout(SHUTDOWN_TIMEOUT) {
-            eprintln!("OTLP export: the last spans may be lost: {e}");
+    /// Exports what is left (bounded by a few seconds) and stops. Await it on the runtime given
+    /// to [`from_env`] (`runtime.block_on(guard.shutdown())` at the end of `main`): the wait
+    /// runs on a blocking thread while the runtime posts the last batch, so it works on a
+    /// current-thread runtime too.
+    pub async fn shutdown(self) {
+        let processor = self.processor;
+        let done =
+            tokio::task::spawn_blocking(move || processor.shutdown_with_timeout(SHUTDOWN_TIMEOUT))
+                .await;
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("OTLP export: the last spans may be lost: {e}"),
+            Err(e) => eprintln!("OTLP export: the last spans may be lost: {e}"),
         }
     }
 }

@@ -192,7 +192,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(args));
     #[cfg(feature = "otlp")]
     if let Some(exporter) = exporter {
-        exporter.shutdown();
+        runtime.block_on(exporter.shutdown());
     }
     // Exit promptly once serving is over, even if a blocking task (a DNS lookup) still runs.
     runtime.shutdown_timeout(Duration::from_millis(500));
