@@ -15,6 +15,9 @@ scripts/nginx.sh >/dev/null
 cargo build --release -p mcp-server --example panic_isolation
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# OTLP export (the `otlp` feature, off by default): the audit log, and one `mcp call` through
+# `mcp proxy` into weather-server arriving as one connected trace at a receiver in the test.
+cargo test -p mcp-cli --features otlp --test proxy_observability
 # The opt-out of derived schemas still builds (every schema then written by hand).
 cargo check -p mcp-server --no-default-features --lib
 # The official conformance suite against our fixture server and client: 0.1.16 and

@@ -35,6 +35,17 @@ pub(crate) async fn forwarding<F: Future>(ctx: Context, call: F) -> F::Output {
     DOWNSTREAM.scope(ctx, call).await
 }
 
+/// The client whose call the current task forwards, as `name version` (for the call log).
+pub fn downstream_client() -> Option<String> {
+    DOWNSTREAM
+        .try_with(|ctx| {
+            ctx.client_info()
+                .map(|info| format!("{} {}", info.name, info.version))
+        })
+        .ok()
+        .flatten()
+}
+
 /// Puts the servers' requests for input to the proxy's client whose call they belong to; set it
 /// as [`HubOptions::input`](mcp_client::HubOptions) and give it to
 /// [`proxy_server`](crate::proxy::proxy_server).

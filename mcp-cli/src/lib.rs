@@ -4,5 +4,6 @@
 
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod input_forwarding;
 pub mod proxy;

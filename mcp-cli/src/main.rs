@@ -27,6 +27,8 @@ mod commands;
 mod config_path;
 mod interrupt;
 mod output;
+#[cfg(feature = "otlp")]
+mod telemetry;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -163,6 +165,13 @@ pub enum Command {
         /// small whatever the number of servers.
         #[arg(long)]
         tool_search: bool,
+        /// Append a JSON line per forwarded tool call to FILE (time, client, server, tool,
+        /// duration, outcome, argument and result sizes).
+        #[arg(long, value_name = "FILE")]
+        log_calls: Option<PathBuf>,
+        /// Also log the arguments and results themselves (with --log-calls).
+        #[arg(long, requires = "log_calls")]
+        log_contents: bool,
     },
     /// Logs in to a remote server with OAuth (browser, loopback redirect on 127.0.0.1).
     Login {
@@ -209,7 +218,26 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    #[cfg(feature = "otlp")]
+    let (ending, exporter) = {
+        let (service, root) = match &cli.command {
+            Command::Proxy { .. } => ("mcp-proxy", None),
+            other => ("mcp", Some(format!("mcp {}", command_name(other)))),
+        };
+        let exporter = telemetry::init(service, runtime.handle());
+        let run = interrupt::run(commands::run(cli));
+        let ending = match (root, &exporter) {
+            (Some(name), Some(_)) => runtime.block_on(telemetry::root(&name, run)),
+            _ => runtime.block_on(run),
+        };
+        (ending, exporter)
+    };
+    #[cfg(not(feature = "otlp"))]
     let ending = runtime.block_on(interrupt::run(commands::run(cli)));
+    #[cfg(feature = "otlp")]
+    if let Some(exporter) = exporter {
+        runtime.block_on(exporter.shutdown());
+    }
     // Servers were closed (or killed); do not wait long on stray blocking tasks.
     let wait = match ending {
         interrupt::Ending::Forced => std::time::Duration::from_millis(100),
@@ -217,4 +245,15 @@ fn main() -> ExitCode {
     };
     runtime.shutdown_timeout(wait);
     ending.exit_code()
+}
+
+/// The subcommand's name, for the root span of a traced run.
+#[cfg(feature = "otlp")]
+fn command_name(command: &Command) -> String {
+    let debug = format!("{command:?}");
+    let name: String = debug
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    name.to_ascii_lowercase()
 }

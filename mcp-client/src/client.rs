@@ -705,6 +705,31 @@ impl Client {
         }
     }
 
+    /// Waits until the connection is gone: the server or the network closed it (a legacy SSE
+    /// stream dropped, a child exited), the restart policy gave up, or the client was closed.
+    /// A stdio server with a restart policy is usually started again right after. A
+    /// Streamable HTTP connection has no stream to lose: its calls fail instead.
+    pub async fn disconnected(&self) {
+        let mut rx = self.inner.state.subscribe();
+        loop {
+            let state = rx.borrow_and_update().clone();
+            match state {
+                State::Ready(session) => {
+                    tokio::select! {
+                        _ = session.peer.closed() => return,
+                        changed = rx.changed() => if changed.is_err() { return },
+                    }
+                }
+                State::Restarting => {
+                    if rx.changed().await.is_err() {
+                        return;
+                    }
+                }
+                State::Failed(_) | State::Closed => return,
+            }
+        }
+    }
+
     /// The current session, waiting (up to the request timeout) while a restart is under way.
     async fn session(&self, method: &str) -> Result<Arc<Session>, ClientError> {
         let closed = || {

@@ -16,6 +16,8 @@ pub mod peer;
 pub mod schema;
 pub mod sse;
 pub mod sync;
+pub mod telemetry;
+pub mod trace_context;
 pub mod version;
 
 pub use jsonrpc::{ErrorObject, Message, RequestId};

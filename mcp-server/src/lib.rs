@@ -152,6 +152,8 @@ pub mod event_store;
 mod handler;
 pub mod http;
 mod modern;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 mod pagination;
 mod prompt;
 mod request_state;

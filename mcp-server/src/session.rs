@@ -16,8 +16,11 @@ use mcp_proto::schema::{
     Unsubscribe,
 };
 use mcp_proto::sync::lock;
+use mcp_proto::telemetry::{CallSpan, SpanKind};
+use mcp_proto::trace_context::TraceContext;
 use mcp_proto::version::negotiate;
 use mcp_proto::ProtocolVersion;
+use tracing::Instrument;
 
 use crate::auth::{AuthIdentity, IdentityCell};
 use serde::de::DeserializeOwned;
@@ -481,11 +484,48 @@ impl Session {
 }
 
 impl Handler for Session {
+    /// Serves one request, as a server span when traced (see `mcp_proto::telemetry`): its
+    /// caller's `_meta.traceparent` is the parent, and the handler runs with the span's context
+    /// current, so its own calls (a proxy's upstream calls) continue the trace.
     async fn handle_request(
         &self,
         request: Request,
         ctx: RequestContext,
     ) -> Result<RawJson, ErrorObject> {
+        let params = request.params.as_ref();
+        let parent = TraceContext::from_params(params);
+        let Some(call) = CallSpan::start(SpanKind::Server, &request.method, params, parent) else {
+            return self.serve(request, ctx).await;
+        };
+        if call.is_recorded() {
+            call.record("jsonrpc.request.id", &request.id.to_string());
+            call.record("mcp.server.name", self.server.name());
+            let version = match modern::request_meta(&request) {
+                Some(_) => Some(ProtocolVersion::V2026_07_28),
+                None => self.state.version(),
+            };
+            if let Some(version) = version {
+                call.record("mcp.protocol.version", version.as_str());
+            }
+        }
+        let result = call
+            .context
+            .clone()
+            .scope(self.serve(request, ctx))
+            .instrument(call.span.clone())
+            .await;
+        call.finish(result.as_ref());
+        result
+    }
+
+    fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {
+        self.notified(notification)
+    }
+}
+
+impl Session {
+    /// Serves one request in the era its `_meta` selects.
+    async fn serve(&self, request: Request, ctx: RequestContext) -> Result<RawJson, ErrorObject> {
         // A panic in routing or a handler is caught by the peer, which still answers.
         match modern::request_meta(&request) {
             None => self
@@ -505,7 +545,7 @@ impl Handler for Session {
         }
     }
 
-    fn handle_notification(&self, notification: Notification, _peer: &PeerHandle) {
+    fn notified(&self, notification: Notification) {
         match notification.method.as_str() {
             "notifications/initialized" => {
                 self.state

@@ -177,6 +177,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    #[cfg(not(feature = "otlp"))]
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_max_level(args.log_level)
@@ -202,7 +203,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    #[cfg(feature = "otlp")]
+    let exporter = otlp_logging(args.log_level, runtime.handle());
     let code = runtime.block_on(run(args));
+    #[cfg(feature = "otlp")]
+    if let Some(exporter) = exporter {
+        runtime.block_on(exporter.shutdown());
+    }
     // Exit promptly once serving is over, even if a blocking task (a DNS lookup) still runs.
     runtime.shutdown_timeout(Duration::from_millis(500));
     code
@@ -299,4 +306,32 @@ async fn wait_for_shutdown_signal() {
     {
         let _ = ctrl_c.await;
     }
+}
+
+/// Logs to stderr as without the feature, and exports the MCP spans over OTLP when
+/// `OTEL_EXPORTER_OTLP_ENDPOINT` is set; the guard flushes them at the end.
+#[cfg(feature = "otlp")]
+fn otlp_logging(
+    level: tracing::Level,
+    runtime: &tokio::runtime::Handle,
+) -> Option<mcp_server::otlp::OtlpGuard> {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    use tracing_subscriber::Layer as _;
+    let fmt = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .log_internal_errors(false)
+        .with_filter(tracing_subscriber::filter::LevelFilter::from_level(level));
+    let (otlp, guard) = match mcp_server::otlp::from_env("weather-server", runtime) {
+        Ok(Some((layer, guard))) => (Some(layer), Some(guard)),
+        Ok(None) => (None, None),
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            (None, None)
+        }
+    };
+    let otlp = otlp.map(|layer| layer.with_filter(mcp_server::otlp::OtlpLayer::filter()));
+    tracing_subscriber::registry().with(fmt).with(otlp).init();
+    guard
 }

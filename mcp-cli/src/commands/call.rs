@@ -124,6 +124,13 @@ fn explain_unknown(hub: &Hub, name: &str, error: HubError) -> Failure {
                     s.config.name
                 ))
                 }
+                ServerStatus::Reconnecting { .. } => {
+                    return Failure::usage(format!(
+                        "server {} is {}",
+                        s.config.name,
+                        s.status.describe()
+                    ))
+                }
                 ServerStatus::Connected => {}
             }
         }

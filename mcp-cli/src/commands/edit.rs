@@ -149,6 +149,7 @@ pub fn server_from_args(args: &AddArgs) -> Result<ServerConfig, Failure> {
         oauth: None,
         tool_filter: Default::default(),
         result_limit: Default::default(),
+        limits: Default::default(),
     })
 }
 

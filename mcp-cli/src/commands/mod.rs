@@ -95,7 +95,12 @@ pub async fn run(cli: Cli) -> ExitCode {
             http,
             stdio: _,
             tool_search,
-        } => proxy::proxy(&source, http.as_deref(), tool_search).await,
+            log_calls,
+            log_contents,
+        } => {
+            let log = log_calls.as_deref().map(|path| (path, log_contents));
+            proxy::proxy(&source, http.as_deref(), tool_search, log).await
+        }
         Command::Login {
             server,
             headless,

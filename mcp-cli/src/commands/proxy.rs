@@ -2,9 +2,11 @@
 //! under the exposed names (or, with `--tool-search`, as `search_tools` and `call_tool`), over
 //! stdio (the default) or Streamable HTTP plus legacy SSE.
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use mcp_cli::input_forwarding::InputForwarder;
+use mcp_cli::audit::CallLog;
+use mcp_cli::input_forwarding::{downstream_client, InputForwarder};
 use mcp_cli::proxy::{follow_changes, proxy_server};
 use mcp_client::hub::{HubOptions, ServerStatus};
 
@@ -14,12 +16,27 @@ use crate::interrupt;
 
 /// Connects the hub and serves it until stdin closes (stdio) or a signal arrives (HTTP, which
 /// then exits 0; see [`crate::interrupt`]).
-pub async fn proxy(source: &ConfigSource, http: Option<&str>, tool_search: bool) -> Outcome {
+/// `log`: the `--log-calls` file and whether to log contents.
+pub async fn proxy(
+    source: &ConfigSource,
+    http: Option<&str>,
+    tool_search: bool,
+    log: Option<(&Path, bool)>,
+) -> Outcome {
     let config = load(source)?;
+    let on_call = match log {
+        Some((path, contents)) => Some(
+            CallLog::open(path, contents)
+                .map_err(|e| Failure::usage(format!("cannot open {}: {e}", path.display())))?
+                .observer(downstream_client),
+        ),
+        None => None,
+    };
     let input = InputForwarder::new();
     let options = HubOptions {
         input: input.upstream_input(),
         tool_search,
+        on_call,
         ..HubOptions::default()
     };
     let hub = connect(config, options).await;

@@ -130,6 +130,8 @@ pub struct ServerConfig {
     pub tool_filter: super::filter::ToolFilter,
     /// Caps on the size of results (`resultLimits`, `maxResultBytes`).
     pub result_limit: super::result_limit::ResultLimit,
+    /// How many calls run at once and wait (`maxConcurrentCalls`, `maxQueuedCalls`).
+    pub limits: super::limits::CallLimits,
 }
 
 impl ServerConfig {
@@ -727,6 +729,8 @@ fn parse_server(
         oauth: oauth::parse(ctx, name, entry)?,
         tool_filter: tool_selection::parse_filter(ctx, name, entry)?,
         result_limit: tool_selection::parse_result_limit(ctx, name, entry)?,
+        limits: super::limits::CallLimits::from_entry(entry)
+            .map_err(|(key, reason)| ctx.field_error(name, key, reason))?,
     })
 }
 
@@ -863,6 +867,7 @@ fn entry_for(format: ConfigFormat, server: &ServerConfig) -> Value {
     if let Some(limits) = tool_selection::result_limit_to_json(&server.result_limit) {
         entry.insert("resultLimits".into(), limits);
     }
+    server.limits.write_into(&mut entry);
     Value::Object(entry)
 }
 

@@ -22,6 +22,8 @@ pub enum ErrorKind {
     Denied,
     /// No server or tool of that name.
     NotFound,
+    /// The server has as many calls running and waiting as its limits allow.
+    Overloaded,
 }
 
 impl ErrorKind {
@@ -34,6 +36,7 @@ impl ErrorKind {
             ErrorKind::Tool => "tool",
             ErrorKind::Denied => "denied",
             ErrorKind::NotFound => "not found",
+            ErrorKind::Overloaded => "overloaded",
         }
     }
 }
@@ -85,6 +88,16 @@ pub enum HubError {
         /// What the approver said.
         reason: String,
     },
+    /// The server's concurrency limit is reached and its queue is full (see `hub::limits`).
+    #[error("server {server} is overloaded: {running} calls running and {queued} waiting (its maxConcurrentCalls and maxQueuedCalls); try again later or raise them in the config")]
+    Overloaded {
+        /// The server.
+        server: String,
+        /// Its `maxConcurrentCalls`.
+        running: usize,
+        /// Its `maxQueuedCalls`.
+        queued: usize,
+    },
     /// The underlying client call failed.
     #[error(transparent)]
     Client(#[from] ClientError),
@@ -100,6 +113,7 @@ impl HubError {
             | HubError::UnknownTask { .. } => ErrorKind::NotFound,
             HubError::NotConnected { .. } => ErrorKind::Connection,
             HubError::Denied { .. } => ErrorKind::Denied,
+            HubError::Overloaded { .. } => ErrorKind::Overloaded,
             HubError::Client(e) => match e {
                 ClientError::Peer { error, .. } => match error {
                     PeerError::Timeout { .. } => ErrorKind::Timeout,

@@ -24,10 +24,13 @@ mod approval;
 mod config;
 mod error;
 mod export;
-mod input;
 mod filter;
+mod input;
+mod limits;
 mod naming;
 mod oauth;
+mod observe;
+mod reconnect;
 mod result_limit;
 pub mod schema_convert;
 mod search;
@@ -53,10 +56,13 @@ pub use config::{
 };
 pub use error::{result_error_kind, ErrorKind, HubError};
 pub use export::{export_tools, ExportFormat, UnknownFormat};
-pub use input::{UpstreamElicitation, UpstreamInput, UpstreamRoots, UpstreamSampling};
 pub use filter::{glob_match, ToolFilter, ToolOverride};
+pub use input::{UpstreamElicitation, UpstreamInput, UpstreamRoots, UpstreamSampling};
+pub use limits::{CallLimits, MAX_CONCURRENT_KEY, MAX_QUEUED_KEY};
 pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN, SEPARATOR};
 pub use oauth::authorizer_for;
+pub use observe::{CallObserver, CallRecord};
+pub use reconnect::{describe_wait, HubEvent, ReconnectPolicy};
 pub use result_limit::{truncation_marker, ResultLimit};
 pub use search::{SearchHit, ToolIndex};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
@@ -103,6 +109,10 @@ pub struct HubOptions {
     /// Tool search mode: a model is offered `search_tools` and `call_tool` instead of every
     /// tool (see [`Hub::model_tools`]); `mcp proxy --tool-search` sets it.
     pub tool_search: bool,
+    /// Gets a record of every tool call (an audit log); `None` records nothing.
+    pub on_call: Option<CallObserver>,
+    /// How remote servers are connected again after a drop.
+    pub reconnect: ReconnectPolicy,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -123,6 +133,8 @@ impl Default for HubOptions {
             input: UpstreamInput::default(),
             token_store: None,
             tool_search: false,
+            on_call: None,
+            reconnect: ReconnectPolicy::default(),
         }
     }
 }
@@ -246,6 +258,8 @@ struct Inner {
     task_owners: TaskOwners,
     /// The tool search index, rebuilt after changes.
     search_cache: tool_search::SearchCache,
+    /// Each server's concurrency gate.
+    gates: limits::CallGates,
 }
 
 impl std::fmt::Debug for Hub {
@@ -272,6 +286,7 @@ impl Hub {
                 changes,
                 task_owners: TaskOwners::default(),
                 search_cache: Default::default(),
+                gates: Default::default(),
             }),
         }
     }
@@ -323,13 +338,10 @@ impl Hub {
     /// The client of a connected server, for anything the hub does not wrap.
     pub fn client(&self, name: &str) -> Result<Client, HubError> {
         let server = self.find(name)?;
-        server
-            .client()
-            .cloned()
-            .ok_or_else(|| HubError::NotConnected {
-                server: name.into(),
-                reason: server.status().describe(),
-            })
+        server.client().ok_or_else(|| HubError::NotConnected {
+            server: name.into(),
+            reason: server.status().describe(),
+        })
     }
 
     /// The merged tool list under exposed names, servers in config order. When two tools map
@@ -401,21 +413,119 @@ impl Hub {
     }
 
     /// Like [`call_tool`](Self::call_tool) with per-call options (progress, cancellation; a
-    /// timeout here overrides the server's).
+    /// timeout here overrides the server's). The call waits for a slot under its server's
+    /// [`CallLimits`], is a span when traced, and is recorded for [`HubOptions::on_call`].
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: Value,
+        options: CallOptions,
+    ) -> Result<CallToolResult, HubError> {
+        let observer = self.inner.options.on_call.as_ref();
+        let span = observe::call_span(name);
+        if observer.is_none() && span.is_none() {
+            return self.call_routed(name, arguments, options, None).await;
+        }
+        let at = std::time::SystemTime::now();
+        let started = std::time::Instant::now();
+        let argument_bytes = observer.map_or(0, |_| observe::json_size(&arguments));
+        let kept = observer
+            .filter(|o| o.wants_contents())
+            .map(|_| arguments.clone());
+        let mut routed = None;
+        let call = self.call_routed(name, arguments, options, Some(&mut routed));
+        let result = match &span {
+            Some(span) => {
+                use tracing::Instrument;
+                let traced = span
+                    .context
+                    .clone()
+                    .scope(call)
+                    .instrument(span.span.clone());
+                traced.await
+            }
+            None => call.await,
+        };
+        let outcome = match &result {
+            Ok(r) if r.is_error() => "tool_error",
+            Ok(_) => "ok",
+            Err(e) => e.kind().as_str(),
+        };
+        if let Some(span) = &span {
+            if let Some((server, _)) = &routed {
+                span.record("mcp.server.name", server);
+            }
+            if outcome != "ok" {
+                span.fail(outcome);
+            }
+        }
+        if let Some(observer) = observer {
+            let contents = observer.wants_contents();
+            observer.observe(CallRecord {
+                at,
+                server: routed.as_ref().map(|(server, _)| server.clone()),
+                tool: routed.map(|(_, tool)| tool),
+                called: name.to_owned(),
+                duration: started.elapsed(),
+                outcome,
+                error: result.as_ref().err().map(ToString::to_string),
+                argument_bytes,
+                result_bytes: result.as_ref().ok().map(observe::json_size),
+                arguments: kept,
+                result: result
+                    .as_ref()
+                    .ok()
+                    .filter(|_| contents)
+                    .and_then(|r| serde_json::to_value(r).ok()),
+            });
+        }
+        result
+    }
+
+    /// Resolves, approves, waits for a slot under the server's limits and calls; `routed`
+    /// learns the server and raw tool name once resolved.
+    async fn call_routed(
+        &self,
+        name: &str,
+        arguments: Value,
         mut options: CallOptions,
+        routed: Option<&mut Option<(String, String)>>,
     ) -> Result<CallToolResult, HubError> {
         let (tool, client, config) = self.approved_call(name, &arguments).await?;
+        if let Some(routed) = routed {
+            *routed = Some((tool.server.clone(), tool.tool.name.clone()));
+        }
+        let gate = self.inner.gates.gate(&tool.server, config.limits);
+        let _slot = gate.enter(&tool.server).await?;
         options.timeout = options.timeout.or(Some(config.timeout));
         // A strict-mode model sends `null` for optional fields it leaves out.
         let arguments = schema_convert::restore_tool_arguments(&tool.tool, arguments);
-        let result = client
+        let result = match client
             .call_tool_with(&tool.tool.name, arguments, options)
-            .await?;
+            .await
+        {
+            Ok(result) => result,
+            Err(e) => {
+                let e = HubError::from(e);
+                if e.kind() == ErrorKind::Connection {
+                    if let Ok(server) = self.find(&tool.server) {
+                        server.suspect();
+                    }
+                }
+                return Err(e);
+            }
+        };
         Ok(self.finish_result(&tool, result))
+    }
+
+    /// What happens to the servers (reconnects), as it happens.
+    pub fn events(&self) -> tokio::sync::broadcast::Receiver<HubEvent> {
+        self.inner.changes.events()
+    }
+
+    /// `(running, waiting)` calls of a server under its concurrency limit now.
+    pub fn call_load(&self, server: &str) -> (usize, usize) {
+        self.inner.gates.load(server).unwrap_or((0, 0))
     }
 
     /// Resolves a tool, asks the approver unless it is auto-approved, and finds its client.
@@ -444,13 +554,10 @@ impl Hub {
                 }
             }
         }
-        let client = server
-            .client()
-            .cloned()
-            .ok_or_else(|| HubError::NotConnected {
-                server: tool.server.clone(),
-                reason: server.status().describe(),
-            })?;
+        let client = server.client().ok_or_else(|| HubError::NotConnected {
+            server: tool.server.clone(),
+            reason: server.status().describe(),
+        })?;
         Ok((tool, client, config))
     }
 

@@ -10,19 +10,40 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::task::AbortHandle;
 
 use super::config::{ServerConfig, TransportConfig};
+use super::reconnect::{describe_wait, HubEvent, ReconnectPolicy};
 use super::HubOptions;
 use crate::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
 use crate::{Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
 
 /// Tells whoever follows the hub (the proxy) that some server's lists changed: a counter
-/// bumped after every refresh and reload.
+/// bumped after every refresh and reload; and what happened to servers ([`HubEvent`]s).
 #[derive(Debug, Clone)]
-pub(crate) struct Changes(Arc<tokio::sync::watch::Sender<u64>>);
+pub(crate) struct Changes(
+    Arc<tokio::sync::watch::Sender<u64>>,
+    tokio::sync::broadcast::Sender<HubEvent>,
+);
+
+/// How many hub events a slow follower may miss before it is told it lagged.
+const EVENTS: usize = 64;
 
 impl Changes {
     /// A new counter at 0.
     pub(crate) fn new() -> Self {
-        Changes(Arc::new(tokio::sync::watch::Sender::new(0)))
+        Changes(
+            Arc::new(tokio::sync::watch::Sender::new(0)),
+            tokio::sync::broadcast::channel(EVENTS).0,
+        )
+    }
+
+    /// Tells the followers of [`HubEvent`]s (and the log).
+    pub(crate) fn publish(&self, event: HubEvent) {
+        tracing::warn!("{event}");
+        let _ = self.1.send(event);
+    }
+
+    /// A follower of [`HubEvent`]s.
+    pub(crate) fn events(&self) -> tokio::sync::broadcast::Receiver<HubEvent> {
+        self.1.subscribe()
     }
 
     /// Counts one change and wakes the followers.
@@ -45,6 +66,15 @@ pub enum ServerStatus {
     Disabled,
     /// Could not connect; the reason says why.
     Failed(String),
+    /// Lost its connection; the hub connects it again (see `hub::reconnect`).
+    Reconnecting {
+        /// The next attempt (1-based).
+        attempt: u32,
+        /// When it starts.
+        next_at: std::time::Instant,
+        /// Why the connection was lost, or why the last attempt failed.
+        reason: String,
+    },
 }
 
 impl ServerStatus {
@@ -59,6 +89,17 @@ impl ServerStatus {
             ServerStatus::Connected => "connected".into(),
             ServerStatus::Disabled => "disabled".into(),
             ServerStatus::Failed(reason) => format!("failed: {reason}"),
+            ServerStatus::Reconnecting {
+                attempt,
+                next_at,
+                reason,
+            } => format!(
+                "{}: {reason}",
+                describe_wait(
+                    *attempt,
+                    next_at.saturating_duration_since(std::time::Instant::now())
+                )
+            ),
         }
     }
 }
@@ -146,15 +187,26 @@ impl Dirty {
 #[derive(Debug)]
 pub(crate) struct HubServer {
     config: RwLock<ServerConfig>,
-    client: Option<Client>,
-    status: ServerStatus,
+    link: RwLock<Link>,
     lists: RwLock<ServerLists>,
     watcher: Mutex<Option<AbortHandle>>,
+    /// The reconnect supervisor of a remote server.
+    supervisor: Mutex<Option<AbortHandle>>,
+    /// Woken when a call suggests the connection is gone (the supervisor pings to be sure).
+    suspect: Arc<tokio::sync::Notify>,
+}
+
+/// The connection as it stands: the client when connected, and the status.
+#[derive(Debug)]
+struct Link {
+    client: Option<Client>,
+    status: ServerStatus,
 }
 
 impl Drop for HubServer {
     fn drop(&mut self) {
         self.stop_watching();
+        self.stop_supervising();
     }
 }
 
@@ -182,21 +234,78 @@ impl HubServer {
             Err(reason) => return Arc::new(Self::idle(config, ServerStatus::Failed(reason))),
         };
         let lists = fetch(&client, Dirty::ALL, ServerLists::default()).await;
+        let remote = !matches!(config.transport, TransportConfig::Stdio { .. });
         let server = Arc::new(HubServer {
             config: RwLock::new(config),
-            client: Some(client.clone()),
-            status: ServerStatus::Connected,
+            link: RwLock::new(Link {
+                client: Some(client.clone()),
+                status: ServerStatus::Connected,
+            }),
             lists: RwLock::new(lists),
             watcher: Mutex::new(None),
+            supervisor: Mutex::new(None),
+            suspect: Arc::new(tokio::sync::Notify::new()),
         });
-        let task = tokio::spawn(watch(
-            Arc::downgrade(&server),
-            client,
-            options.list_changed_debounce,
-            changes,
-        ));
-        *mcp_proto::sync::lock(&server.watcher) = Some(task.abort_handle());
+        server.start_watching(client, options.list_changed_debounce, changes.clone());
+        if remote {
+            let task = tokio::spawn(supervise(
+                Arc::downgrade(&server),
+                server.suspect.clone(),
+                options.clone(),
+                changes,
+            ));
+            *mcp_proto::sync::lock(&server.supervisor) = Some(task.abort_handle());
+        }
         server
+    }
+
+    fn start_watching(self: &Arc<Self>, client: Client, debounce: Duration, changes: Changes) {
+        let task = tokio::spawn(watch(Arc::downgrade(self), client, debounce, changes));
+        if let Some(old) = mcp_proto::sync::lock(&self.watcher).replace(task.abort_handle()) {
+            old.abort();
+        }
+    }
+
+    /// Tells the supervisor a call failed for want of a connection.
+    pub(crate) fn suspect(&self) {
+        self.suspect.notify_one();
+    }
+
+    /// Takes the client out (closing it in the background) and shows the wait.
+    fn lose(&self, status: ServerStatus) {
+        self.stop_watching();
+        let old = {
+            let mut link = self.link.write().unwrap_or_else(|p| p.into_inner());
+            link.status = status;
+            link.client.take()
+        };
+        if let Some(old) = old {
+            tokio::spawn(async move { old.close().await });
+        }
+    }
+
+    fn set_status(&self, status: ServerStatus) {
+        self.link.write().unwrap_or_else(|p| p.into_inner()).status = status;
+    }
+
+    /// Puts a new connection and its lists in place.
+    fn install(
+        self: &Arc<Self>,
+        client: Client,
+        lists: ServerLists,
+        options: &HubOptions,
+        changes: &Changes,
+    ) {
+        *self.lists.write().unwrap_or_else(|p| p.into_inner()) = lists;
+        let old = {
+            let mut link = self.link.write().unwrap_or_else(|p| p.into_inner());
+            link.status = ServerStatus::Connected;
+            link.client.replace(client.clone())
+        };
+        if let Some(old) = old {
+            tokio::spawn(async move { old.close().await });
+        }
+        self.start_watching(client, options.list_changed_debounce, changes.clone());
     }
 
     /// A server that could not be started, with the reason.
@@ -207,10 +316,14 @@ impl HubServer {
     fn idle(config: ServerConfig, status: ServerStatus) -> HubServer {
         HubServer {
             config: RwLock::new(config),
-            client: None,
-            status,
+            link: RwLock::new(Link {
+                client: None,
+                status,
+            }),
             lists: RwLock::new(ServerLists::default()),
             watcher: Mutex::new(None),
+            supervisor: Mutex::new(None),
+            suspect: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
@@ -237,13 +350,21 @@ impl HubServer {
     }
 
     /// Its client, when connected.
-    pub(crate) fn client(&self) -> Option<&Client> {
-        self.client.as_ref()
+    pub(crate) fn client(&self) -> Option<Client> {
+        self.link
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .client
+            .clone()
     }
 
     /// Its status.
-    pub(crate) fn status(&self) -> &ServerStatus {
-        &self.status
+    pub(crate) fn status(&self) -> ServerStatus {
+        self.link
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .status
+            .clone()
     }
 
     /// Its lists now.
@@ -258,24 +379,22 @@ impl HubServer {
 
     /// A picture of the server.
     pub(crate) fn snapshot(&self) -> ServerSnapshot {
+        let client = self.client();
         ServerSnapshot {
             config: self.config(),
-            status: self.status.clone(),
-            protocol_version: self
-                .client
-                .as_ref()
-                .map(|c| c.protocol_version().to_string()),
-            era: self.client.as_ref().map(Client::era),
-            server_info: self.client.as_ref().map(Client::server_info),
-            instructions: self.client.as_ref().and_then(Client::instructions),
+            status: self.status(),
+            protocol_version: client.as_ref().map(|c| c.protocol_version().to_string()),
+            era: client.as_ref().map(Client::era),
+            server_info: client.as_ref().map(Client::server_info),
+            instructions: client.as_ref().and_then(Client::instructions),
             lists: self.lists(),
         }
     }
 
     /// Fetches every list again now.
     pub(crate) async fn refresh(&self) {
-        if let Some(client) = &self.client {
-            self.refresh_some(client, Dirty::ALL).await;
+        if let Some(client) = self.client() {
+            self.refresh_some(&client, Dirty::ALL).await;
         }
     }
 
@@ -288,8 +407,15 @@ impl HubServer {
     /// Ends the connection now (stdio servers are killed) and stops the watcher.
     pub(crate) fn kill(&self) {
         self.stop_watching();
-        if let Some(client) = &self.client {
+        self.stop_supervising();
+        if let Some(client) = self.client() {
             client.kill();
+        }
+    }
+
+    fn stop_supervising(&self) {
+        if let Some(task) = mcp_proto::sync::lock(&self.supervisor).take() {
+            task.abort();
         }
     }
 
@@ -307,7 +433,8 @@ impl HubServer {
     /// Closes the connection (bounded) and stops the watcher.
     pub(crate) async fn close(&self) {
         self.stop_watching();
-        if let Some(client) = &self.client {
+        self.stop_supervising();
+        if let Some(client) = self.client() {
             client.close().await;
         }
     }
@@ -460,5 +587,116 @@ async fn watch(server: Weak<HubServer>, client: Client, debounce: Duration, chan
         };
         server.refresh_some(&client, dirty).await;
         changes.bump();
+    }
+}
+
+/// How long a ping that checks a suspect connection may take.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Watches a remote server's connection and connects it anew after a drop (see
+/// `hub::reconnect`). Holds the server only weakly: it ends when the server is dropped.
+async fn supervise(
+    server: Weak<HubServer>,
+    suspect: Arc<tokio::sync::Notify>,
+    options: HubOptions,
+    changes: Changes,
+) {
+    let policy = options.reconnect;
+    loop {
+        let Some(client) = server.upgrade().and_then(|s| s.client()) else {
+            return;
+        };
+        let lost = tokio::select! {
+            _ = client.disconnected() => "the connection closed".to_owned(),
+            _ = suspect.notified() => {
+                match tokio::time::timeout(PING_TIMEOUT, client.ping()).await {
+                    Ok(Ok(())) => continue,
+                    Ok(Err(e)) => e.to_string(),
+                    Err(_) => format!("no answer to ping within {}s", PING_TIMEOUT.as_secs()),
+                }
+            }
+        };
+        drop(client);
+        if !reconnect(&server, &policy, &options, &changes, lost).await {
+            return;
+        }
+    }
+}
+
+/// Attempts to connect until one succeeds (true) or the policy gives up or the server is gone
+/// (false).
+async fn reconnect(
+    server: &Weak<HubServer>,
+    policy: &ReconnectPolicy,
+    options: &HubOptions,
+    changes: &Changes,
+    mut reason: String,
+) -> bool {
+    let mut attempt = 0u32;
+    loop {
+        attempt += 1;
+        let Some(strong) = server.upgrade() else {
+            return false;
+        };
+        let name = strong.name();
+        if policy.max_attempts.is_some_and(|max| attempt > max) {
+            strong.set_status(ServerStatus::Failed(format!(
+                "gave up reconnecting after {} attempts: {reason}",
+                attempt - 1
+            )));
+            changes.bump();
+            changes.publish(HubEvent::GaveUp {
+                server: name,
+                attempts: attempt - 1,
+                reason,
+            });
+            return false;
+        }
+        let next_in = policy.delay(attempt);
+        let status = ServerStatus::Reconnecting {
+            attempt,
+            next_at: std::time::Instant::now() + next_in,
+            reason: reason.clone(),
+        };
+        if attempt == 1 {
+            strong.lose(status);
+        } else {
+            strong.set_status(status);
+        }
+        let config = strong.config();
+        drop(strong);
+        changes.publish(HubEvent::Reconnecting {
+            server: name.clone(),
+            attempt,
+            next_in,
+            reason: reason.clone(),
+        });
+        tokio::time::sleep(next_in).await;
+        let connected = tokio::time::timeout(options.connect_timeout, connect(&config, options))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "no answer within {}s while connecting",
+                    options.connect_timeout.as_secs()
+                ))
+            });
+        match connected {
+            Ok(client) => {
+                let lists = fetch(&client, Dirty::ALL, ServerLists::default()).await;
+                let Some(strong) = server.upgrade() else {
+                    client.close().await;
+                    return false;
+                };
+                strong.install(client, lists, options, changes);
+                drop(strong);
+                changes.bump();
+                changes.publish(HubEvent::Reconnected {
+                    server: name,
+                    attempts: attempt,
+                });
+                return true;
+            }
+            Err(e) => reason = e,
+        }
     }
 }

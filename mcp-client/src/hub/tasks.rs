@@ -163,7 +163,7 @@ impl Hub {
             if let Ok(task) = client.get_task(id).await {
                 let name = server.name();
                 self.inner.task_owners.insert(id, &name);
-                return Ok((name, client.clone(), Some(task)));
+                return Ok((name, client, Some(task)));
             }
         }
         Err(HubError::UnknownTask { id: id.to_owned() })
@@ -221,7 +221,7 @@ impl Hub {
             None => self
                 .all()
                 .iter()
-                .filter_map(|s| s.client().map(|c| (s.name(), c.clone())))
+                .filter_map(|s| s.client().map(|c| (s.name(), c)))
                 .filter(|(_, c)| {
                     c.server_capabilities()
                         .tasks

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::Serialize;
+use tracing::Instrument;
 
 use super::error::fmt_duration;
 use super::pending::ProgressTracker;
@@ -15,6 +16,8 @@ use crate::jsonrpc::{self, ErrorObject, Message, Notification, RawJson, Request,
 use crate::schema::{
     Cancelled, Initialize, Initialized, NotificationType, ProgressParams, RequestType,
 };
+use crate::telemetry::{CallSpan, SpanKind};
+use crate::trace_context::TraceContext;
 
 impl PeerHandle {
     /// Sends a typed request and waits for its typed result.
@@ -41,7 +44,41 @@ impl PeerHandle {
     }
 
     /// Sends a request by method name with raw params; the raw path beside the typed one.
+    /// The call is a client span (see [`crate::telemetry`]) when traced, and its context
+    /// travels in `params._meta.traceparent`.
     pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<RawJson>,
+        options: RequestOptions,
+    ) -> Result<RawJson, PeerError> {
+        let parent = TraceContext::current();
+        let Some(call) = CallSpan::start(SpanKind::Client, method, params.as_ref(), parent) else {
+            return self.request_untraced(method, params, options).await;
+        };
+        call.record("mcp.server.name", &self.shared.options.name);
+        let params = call
+            .context
+            .inject(params)
+            .map_err(|detail| PeerError::Encode {
+                method: method.into(),
+                detail,
+            })?;
+        let result = self
+            .request_untraced(method, Some(params), options)
+            .instrument(call.span.clone())
+            .await;
+        match &result {
+            Ok(raw) => call.finish(Ok(raw)),
+            Err(PeerError::Rpc { error, .. }) => call.finish(Err(error)),
+            Err(PeerError::Timeout { .. }) => call.fail("timeout"),
+            Err(PeerError::Cancelled { .. }) => call.fail("cancelled"),
+            Err(_) => call.fail("transport"),
+        }
+        result
+    }
+
+    async fn request_untraced(
         &self,
         method: &str,
         params: Option<RawJson>,

@@ -134,6 +134,9 @@ fn parse(args: Vec<String>) -> (String, Options, Vec<String>) {
         };
         match arg.as_str() {
             "--label" => o.label = value(),
+            "--tool" => {
+                let _ = protocol::TOOL.set(value());
+            }
             "--modes" => o.modes = value().split(',').map(str::to_owned).collect(),
             "-n" => o.seq_n = number(&arg, &value()),
             "--pipe-n" => o.pipe_n = number(&arg, &value()),

@@ -8,12 +8,21 @@ pub const INITIALIZE: &str = concat!(
 );
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
+/// The tool every call names: `get_weather`, or what `--tool` says (`weather__get_weather`
+/// through `mcp proxy`).
+pub static TOOL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+fn tool() -> &'static str {
+    TOOL.get().map_or("get_weather", String::as_str)
+}
+
 /// Appends the `tools/call get_weather {"city":"shenzhen"}` request with ID to OUT.
 pub fn push_call(out: &mut Vec<u8>, id: u64) {
     use std::io::Write;
+    let tool = tool();
     write!(
         out,
-        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_weather","arguments":{{"city":"shenzhen"}}}}}}"#
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"city":"shenzhen"}}}}}}"#
     )
     .expect("writing to a Vec");
 }

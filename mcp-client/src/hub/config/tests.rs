@@ -217,6 +217,7 @@ fn add_and_remove_keep_unknown_keys_and_format() {
         oauth: None,
         tool_filter: Default::default(),
         result_limit: Default::default(),
+        limits: Default::default(),
     })
     .unwrap();
     assert!(
@@ -264,6 +265,7 @@ fn entries_are_written_in_each_format() {
         oauth: None,
         tool_filter: Default::default(),
         result_limit: Default::default(),
+        limits: Default::default(),
     };
     let http = TransportConfig::StreamableHttp {
         url: "https://h/mcp".into(),
@@ -314,6 +316,7 @@ fn validation_as_cline_does() {
         oauth: None,
         tool_filter: Default::default(),
         result_limit: Default::default(),
+        limits: Default::default(),
     };
     let http = |url: &str, headers: &[(&str, &str)]| {
         server(TransportConfig::StreamableHttp {
