@@ -186,7 +186,8 @@ http {{
             .arg(dir.join("error.log"))
             .arg("-c")
             .arg(&conf)
-            .args(["-g", "daemon off;"])
+            // One process, no workers: a test that dies (SIGKILL on drop) leaves nothing behind.
+            .args(["-g", "daemon off; master_process off;"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
