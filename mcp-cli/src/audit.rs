@@ -12,9 +12,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use mcp_client::hub::{CallObserver, CallRecord};
+use mcp_proto::timestamp::rfc3339_millis;
 use serde_json::{json, Map, Value};
 
 /// How many lines may wait for the writer.
@@ -79,7 +79,7 @@ impl CallLog {
 /// One record as its log line.
 pub fn to_json(record: &CallRecord, client: Option<String>) -> Map<String, Value> {
     let mut line = Map::new();
-    line.insert("time".into(), rfc3339(record.at).into());
+    line.insert("time".into(), rfc3339_millis(record.at).into());
     line.insert("client".into(), client.map_or(Value::Null, Value::from));
     line.insert(
         "server".into(),
@@ -124,43 +124,10 @@ fn write_lines(rx: Receiver<String>, mut out: BufWriter<File>) {
     }
 }
 
-/// A time as RFC 3339 UTC with milliseconds (`2026-12-01T10:00:00.123Z`).
-pub fn rfc3339(t: SystemTime) -> String {
-    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        since.subsec_millis()
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    #[test]
-    fn times_are_rfc3339_utc() {
-        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = UNIX_EPOCH + Duration::from_millis(1_796_119_200_123);
-        assert_eq!(rfc3339(t), "2026-12-01T10:00:00.123Z");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
-        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00.000Z");
-    }
+    use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
     fn a_line_has_sizes_and_no_contents_unless_kept() {

@@ -17,6 +17,7 @@ pub mod schema;
 pub mod sse;
 pub mod sync;
 pub mod telemetry;
+pub mod timestamp;
 pub mod trace_context;
 pub mod version;
 

@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use mcp_proto::jsonrpc::{ErrorObject, RawJson};
 use mcp_proto::schema::{InputRequests, ModernTask, Task, TaskStatus};
 use mcp_proto::sync::lock;
+use mcp_proto::timestamp::rfc3339_millis;
 
 /// How a task ended: the underlying request's result, or the JSON-RPC error it failed with.
 #[derive(Clone, Debug)]
@@ -175,10 +176,10 @@ impl TaskRecord {
         let mut task = Task::new(
             self.id.clone(),
             self.status,
-            iso8601(self.created_at),
+            rfc3339_millis(self.created_at),
             self.ttl.map(millis),
         );
-        task.last_updated_at = iso8601(self.last_updated_at);
+        task.last_updated_at = rfc3339_millis(self.last_updated_at);
         task.status_message = self.status_message.clone();
         task.poll_interval = Some(millis(self.poll_interval));
         task
@@ -190,8 +191,8 @@ impl TaskRecord {
             task_id: self.id.clone(),
             status: self.status,
             status_message: self.status_message.clone(),
-            created_at: iso8601(self.created_at),
-            last_updated_at: iso8601(self.last_updated_at),
+            created_at: rfc3339_millis(self.created_at),
+            last_updated_at: rfc3339_millis(self.last_updated_at),
             ttl_ms: self.ttl.map(millis),
             poll_interval_ms: Some(millis(self.poll_interval).max(1)),
         }
@@ -200,30 +201,6 @@ impl TaskRecord {
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// `t` as an ISO 8601 UTC timestamp with milliseconds, e.g. `2025-11-25T10:30:00.000Z`.
-pub(crate) fn iso8601(t: SystemTime) -> String {
-    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Howard Hinnant's civil_from_days, for days since 1970-01-01.
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60,
-        since.subsec_millis()
-    )
 }
 
 /// Keeps task records. Implementations apply each change atomically (the transition check and
@@ -438,6 +415,8 @@ impl TaskStore for MemoryTaskStore {
 
 #[cfg(test)]
 mod tests {
+    use std::time::UNIX_EPOCH;
+
     use super::*;
 
     fn record(id: &str, ttl: Option<u64>) -> TaskRecord {
@@ -449,15 +428,6 @@ mod tests {
             Duration::from_millis(100),
             UNIX_EPOCH + Duration::from_secs(1_000),
         )
-    }
-
-    #[test]
-    fn timestamps_are_iso8601_utc() {
-        assert_eq!(iso8601(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
-        let t = UNIX_EPOCH + Duration::from_millis(1_764_066_600_123);
-        assert_eq!(iso8601(t), "2025-11-25T10:30:00.123Z");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
-        assert_eq!(iso8601(leap), "2000-02-29T00:00:00.000Z");
     }
 
     #[test]

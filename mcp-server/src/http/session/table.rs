@@ -52,6 +52,28 @@ impl SessionTable {
         self.epoch.elapsed().as_millis() as u64
     }
 
+    /// At the cap, drops closed and expired sessions; still at the cap, the table is full.
+    fn make_room(
+        &self,
+        sessions: &mut HashMap<Box<str>, Arc<Session>>,
+        now: u64,
+    ) -> Result<(), CreateError> {
+        if sessions.len() < self.max {
+            return Ok(());
+        }
+        sessions.retain(|_, s| {
+            let dead = s.is_closed() || self.expired(s, now);
+            if dead {
+                s.close();
+            }
+            !dead
+        });
+        if sessions.len() >= self.max {
+            return Err(CreateError::Full);
+        }
+        Ok(())
+    }
+
     fn expired(&self, session: &Session, now: u64) -> bool {
         let idle_ms = self.idle.as_millis() as u64;
         session.attached.load(Ordering::Acquire) == 0
@@ -80,18 +102,7 @@ impl SessionTable {
         let id = new_session_id().map_err(CreateError::Random)?;
         let now = self.now();
         let mut sessions = self.write();
-        if sessions.len() >= self.max {
-            sessions.retain(|_, s| {
-                let dead = s.is_closed() || self.expired(s, now);
-                if dead {
-                    s.close();
-                }
-                !dead
-            });
-            if sessions.len() >= self.max {
-                return Err(CreateError::Full);
-            }
-        }
+        self.make_room(&mut sessions, now)?;
         let session = Arc::new(Session::new(id.clone(), kind, self.replay, now));
         sessions.insert(id, session.clone());
         Ok(session)
@@ -111,18 +122,7 @@ impl SessionTable {
             existing.last_active.store(now, Ordering::Release);
             return Ok((existing.clone(), false));
         }
-        if sessions.len() >= self.max {
-            sessions.retain(|_, s| {
-                let dead = s.is_closed() || self.expired(s, now);
-                if dead {
-                    s.close();
-                }
-                !dead
-            });
-            if sessions.len() >= self.max {
-                return Err(CreateError::Full);
-            }
-        }
+        self.make_room(&mut sessions, now)?;
         let session = Arc::new(Session::new(
             id.into(),
             SessionKind::Streamable,
