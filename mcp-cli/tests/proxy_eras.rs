@@ -78,6 +78,18 @@ async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> C
     .expect("the proxy answers")
 }
 
+/// `name(arguments)` through the proxy, within `secs`.
+async fn call(
+    client: &Client,
+    secs: u64,
+    name: &str,
+    arguments: serde_json::Value,
+) -> mcp_proto::schema::CallToolResult {
+    bounded(secs, name, client.call_tool(name, arguments))
+        .await
+        .expect("call")
+}
+
 fn text(result: &mcp_proto::schema::CallToolResult) -> String {
     result.content[0].as_text().unwrap_or_default().to_owned()
 }
@@ -99,13 +111,13 @@ async fn a_modern_client_in_front_of_a_2025_server() {
         .await
         .expect("tools");
     assert!(tools.iter().any(|t| t.name == "weather__get_weather"));
-    let result = bounded(
+    let result = call(
+        &client,
         10,
-        "call",
-        client.call_tool("weather__get_weather", json!({"city": "Shenzhen"})),
+        "weather__get_weather",
+        json!({"city": "Shenzhen"}),
     )
-    .await
-    .expect("call");
+    .await;
     assert!(text(&result).starts_with("Shenzhen:"), "{result:?}");
     bounded(10, "close", client.close()).await;
 }
@@ -131,13 +143,7 @@ async fn a_2025_client_in_front_of_a_modern_server() {
 
     let client = proxy_client(&home, &config, Negotiation::Legacy).await;
     assert_eq!(client.era(), Era::Legacy);
-    let result = bounded(
-        10,
-        "call",
-        client.call_tool("ts__echo", json!({"message": "through"})),
-    )
-    .await
-    .expect("call");
+    let result = call(&client, 10, "ts__echo", json!({"message": "through"})).await;
     assert_eq!(text(&result), "echo: through");
     let prompt = bounded(
         10,
@@ -165,13 +171,7 @@ async fn elicitation_crosses_the_proxy_in_either_era() {
         Negotiation::Pin(ProtocolVersion::V2026_07_28),
     ] {
         let client = proxy_client(&home, &config, negotiation).await;
-        let result = bounded(
-            20,
-            "confirm",
-            client.call_tool("ts__confirm", json!({"action": "ship"})),
-        )
-        .await
-        .expect("call");
+        let result = call(&client, 20, "ts__confirm", json!({"action": "ship"})).await;
         assert_eq!(text(&result), "ship: done", "{negotiation}: {result:?}");
         bounded(10, "close", client.close()).await;
     }
@@ -200,39 +200,30 @@ async fn a_2025_servers_requests_for_input_cross_the_proxy_in_either_era() {
         Negotiation::Pin(ProtocolVersion::V2026_07_28),
     ] {
         let client = proxy_client(&home, &config, negotiation).await;
-        let result = bounded(
+        let result = call(
+            &client,
             20,
-            "weather asks which Springfield",
-            client.call_tool("weather__get_weather", json!({"city": "Springfield"})),
+            "weather__get_weather",
+            json!({"city": "Springfield"}),
         )
-        .await
-        .expect("call");
+        .await;
         assert!(
             text(&result).starts_with("Springfield, Missouri:"),
             "{negotiation}: {result:?}"
         );
         if modules.is_some() {
-            let sampled = bounded(
+            let sampled = call(
+                &client,
                 20,
-                "everything samples",
-                client.call_tool(
-                    "everything__trigger-sampling-request",
-                    json!({"prompt": "the proxy's question", "maxTokens": 10}),
-                ),
+                "everything__trigger-sampling-request",
+                json!({"prompt": "the proxy's question", "maxTokens": 10}),
             )
-            .await
-            .expect("call");
+            .await;
             assert!(
                 format!("{sampled:?}").contains("sampled: true"),
                 "{negotiation}: {sampled:?}"
             );
-            let roots = bounded(
-                20,
-                "everything lists roots",
-                client.call_tool("everything__get-roots-list", json!({})),
-            )
-            .await
-            .expect("call");
+            let roots = call(&client, 20, "everything__get-roots-list", json!({})).await;
             assert!(
                 format!("{roots:?}").contains("file:///proxy/root"),
                 "{negotiation}: {roots:?}"
