@@ -236,6 +236,19 @@ async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> C
             .await
             .unwrap_or_else(|e| e.to_tool_result());
     }
+    // Boxed: the task path's state is large and rare, and a future is as big as its largest
+    // path, so inline it would be copied with every plain call.
+    Box::pin(forward_as_task(hub, exposed, args, ctx, cancel)).await
+}
+
+/// A forwarded call run upstream as a task, with its progress relayed to `ctx`.
+async fn forward_as_task(
+    hub: &Hub,
+    exposed: &str,
+    args: Value,
+    ctx: &Context,
+    cancel: mcp_client::CancellationToken,
+) -> CallToolResult {
     let (progress_tx, mut progress_rx) = tokio::sync::mpsc::channel(PROGRESS_QUEUE);
     let mut guard = UpstreamTask {
         hub: hub.clone(),

@@ -895,6 +895,17 @@ impl Client {
         params: Option<serde_json::Value>,
         options: CallOptions,
     ) -> Result<serde_json::Value, ClientError> {
+        let raw = self.request_json(method, params, options).await?;
+        self.decode_result(method, &raw)
+    }
+
+    /// Like [`request`](Self::request), the result left as the JSON text it came in.
+    async fn request_json(
+        &self,
+        method: &str,
+        params: Option<serde_json::Value>,
+        options: CallOptions,
+    ) -> Result<jsonrpc::RawJson, ClientError> {
         let encode = |e: serde_json::Error| {
             ClientError::from_peer(
                 &self.inner.name,
@@ -905,21 +916,29 @@ impl Client {
             )
         };
         let session = self.session(method).await?;
-        let raw = if let Some(version) = modern_version(&session) {
-            self.call_modern(&session, version, method, params, options)
-                .await?
-        } else {
-            let params = params
-                .map(|p| jsonrpc::to_raw(&p))
-                .transpose()
-                .map_err(encode)?;
-            let request = options.to_request_options(self.inner.options.request_timeout);
-            session
-                .peer
-                .request_raw(method, params, request)
-                .await
-                .map_err(|e| ClientError::from_peer(&self.inner.name, e))?
-        };
+        if let Some(version) = modern_version(&session) {
+            return self
+                .call_modern(&session, version, method, params, options)
+                .await;
+        }
+        let params = params
+            .map(|p| jsonrpc::to_raw(&p))
+            .transpose()
+            .map_err(encode)?;
+        let request = options.to_request_options(self.inner.options.request_timeout);
+        session
+            .peer
+            .request_raw(method, params, request)
+            .await
+            .map_err(|e| ClientError::from_peer(&self.inner.name, e))
+    }
+
+    /// A result's JSON text as `T` (an object), or why it is not one.
+    fn decode_result<T: serde::de::DeserializeOwned>(
+        &self,
+        method: &str,
+        raw: &jsonrpc::RawJson,
+    ) -> Result<T, ClientError> {
         jsonrpc::from_object(raw.get()).map_err(|e| {
             ClientError::from_peer(
                 &self.inner.name,
@@ -1031,14 +1050,16 @@ impl Client {
         let task_options = crate::tasks::TaskOptions::from_call(&options);
         // A 2025-11-25 tool that only runs as a task refuses a plain call: call it as the task
         // it asks for.
+        // The task paths are boxed: their state is large and rare, and a future is as big as
+        // its largest path, so inline they would be copied with every plain call.
         if self.requires_task(name).await {
             let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
-            return self.call_tool_as_task(name, arguments, task_options).await;
+            return Box::pin(self.call_tool_as_task(name, arguments, task_options)).await;
         }
         match self.call_tool_raw(&params, options).await? {
             crate::tasks::TaskStart::Done(result) => Ok(*result),
             crate::tasks::TaskStart::Task(task) => {
-                self.await_task_result(&task.task_id, &task_options).await
+                Box::pin(self.await_task_result(&task.task_id, &task_options)).await
             }
         }
     }
@@ -1059,8 +1080,8 @@ impl Client {
         params: &CallToolParams,
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
-        let value = match self
-            .request(
+        let raw = match self
+            .request_json(
                 CallTool::METHOD,
                 Some(self.encode_params(params)?),
                 options.clone(),
@@ -1075,12 +1096,32 @@ impl Client {
                         r.code == mcp_proto::jsonrpc::error_codes::HEADER_MISMATCH
                     }) =>
             {
-                self.list_tools().await?;
-                self.request(CallTool::METHOD, Some(self.encode_params(params)?), options)
-                    .await?
+                Box::pin(async {
+                    self.list_tools().await?;
+                    self.request_json(CallTool::METHOD, Some(self.encode_params(params)?), options)
+                        .await
+                })
+                .await?
             }
             other => other?,
         };
+        // Most answers are the tool's result: read it straight from the text. One that names a
+        // task (either flavour) is read again in full.
+        if let Ok(result) = jsonrpc::from_object::<CallToolResult>(raw.get()) {
+            let names_task = result
+                .extra
+                .get("task")
+                .is_some_and(serde_json::Value::is_object)
+                || result
+                    .extra
+                    .get("resultType")
+                    .and_then(serde_json::Value::as_str)
+                    == Some("task");
+            if !names_task {
+                return Ok(crate::tasks::TaskStart::Done(Box::new(result)));
+            }
+        }
+        let value = self.decode_result(CallTool::METHOD, &raw)?;
         crate::tasks::TaskStart::read(&self.inner.name, value)
     }
 

@@ -291,7 +291,7 @@ impl Client {
         if self.task_flavour() != Some(TaskFlavour::Core) {
             return false;
         }
-        if self.task_only_tools().is_none() && self.list_tools().await.is_err() {
+        if self.task_only_tools().is_none() && Box::pin(self.list_tools()).await.is_err() {
             return false;
         }
         self.task_only_tools()

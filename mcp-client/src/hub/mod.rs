@@ -27,6 +27,7 @@ mod export;
 mod filter;
 mod input;
 mod limits;
+mod merged;
 mod naming;
 mod oauth;
 mod observe;
@@ -256,6 +257,8 @@ struct Inner {
     changes: Changes,
     /// Which server issued each task id the hub has seen.
     task_owners: TaskOwners,
+    /// The merged tool list, rebuilt after changes.
+    merged: merged::MergedCache,
     /// The tool search index, rebuilt after changes.
     search_cache: tool_search::SearchCache,
     /// Each server's concurrency gate.
@@ -285,6 +288,7 @@ impl Hub {
                 reload: tokio::sync::Mutex::new(()),
                 changes,
                 task_owners: TaskOwners::default(),
+                merged: Default::default(),
                 search_cache: Default::default(),
                 gates: Default::default(),
             }),
@@ -347,15 +351,21 @@ impl Hub {
     /// The merged tool list under exposed names, servers in config order. When two tools map
     /// to the same exposed name the first keeps it (see [`collisions`](Self::collisions)).
     pub fn tools(&self) -> Vec<HubTool> {
-        self.merge().0
+        self.merged().tools.iter().map(|t| (**t).clone()).collect()
     }
 
     /// Tools left out of [`tools`](Self::tools) because their exposed name was taken.
     pub fn collisions(&self) -> Vec<NameCollision> {
-        self.merge().1
+        self.merged().collisions.clone()
     }
 
-    fn merge(&self) -> (Vec<HubTool>, Vec<NameCollision>) {
+    /// The merged list as of the last change, built again only after one.
+    fn merged(&self) -> Arc<merged::MergedTools> {
+        let version = self.inner.changes.version();
+        self.inner.merged.get_or_build(version, || self.merge())
+    }
+
+    fn merge(&self) -> merged::MergedTools {
         let mut names = ToolNames::new();
         let mut tools = Vec::new();
         let mut collisions = Vec::new();
@@ -381,24 +391,12 @@ impl Hub {
                 }
             });
         }
-        (tools, collisions)
+        merged::MergedTools::new(tools, collisions)
     }
 
     /// Finds a tool by exposed name, or by raw name when exactly one server has it.
-    pub fn resolve_tool(&self, name: &str) -> Result<HubTool, HubError> {
-        let tools = self.tools();
-        if let Some(tool) = tools.iter().find(|t| t.exposed == name) {
-            return Ok(tool.clone());
-        }
-        let mut matches: Vec<&HubTool> = tools.iter().filter(|t| t.tool.name == name).collect();
-        match matches.len() {
-            0 => Err(HubError::UnknownTool { name: name.into() }),
-            1 => Ok(matches.remove(0).clone()),
-            _ => Err(HubError::AmbiguousTool {
-                name: name.into(),
-                candidates: matches.iter().map(|t| t.exposed.clone()).collect(),
-            }),
-        }
+    pub fn resolve_tool(&self, name: &str) -> Result<Arc<HubTool>, HubError> {
+        self.merged().resolve(name)
     }
 
     /// Calls a tool by exposed name (or unique raw name) under its server's timeout, after
@@ -533,7 +531,7 @@ impl Hub {
         &self,
         name: &str,
         arguments: &Value,
-    ) -> Result<(HubTool, Client, ServerConfig), HubError> {
+    ) -> Result<(Arc<HubTool>, Client, ServerConfig), HubError> {
         let tool = self.resolve_tool(name)?;
         let server = self.find(&tool.server)?;
         let config = server.config();
@@ -547,8 +545,8 @@ impl Hub {
                 };
                 if let Decision::Deny(reason) = approver(request).await {
                     return Err(HubError::Denied {
-                        server: tool.server,
-                        tool: tool.tool.name,
+                        server: tool.server.clone(),
+                        tool: tool.tool.name.clone(),
                         reason,
                     });
                 }

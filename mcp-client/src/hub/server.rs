@@ -51,6 +51,11 @@ impl Changes {
         self.0.send_modify(|n| *n = n.wrapping_add(1));
     }
 
+    /// The count now.
+    pub(crate) fn version(&self) -> u64 {
+        *self.0.borrow()
+    }
+
     /// A follower.
     pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
         self.0.subscribe()

@@ -108,7 +108,7 @@ impl Hub {
             TaskStart::Task(task) => {
                 self.inner.task_owners.insert(&task.task_id, &tool.server);
                 Ok(HubTaskStart::Task(HubTask {
-                    server: tool.server,
+                    server: tool.server.clone(),
                     task,
                 }))
             }

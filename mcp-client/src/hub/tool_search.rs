@@ -160,7 +160,7 @@ impl Hub {
 
     /// The index of the tools now, built again only after a change.
     fn tool_index(&self) -> Arc<IndexedTools> {
-        let version = *self.changes().borrow();
+        let version = self.inner.changes.version();
         let cache = &self.inner.search_cache.0;
         if let Some((built, indexed)) = &*mcp_proto::sync::lock(cache) {
             if *built == version {
