@@ -21,258 +21,30 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{bounded, free_port, node_modules_with, BIN, CLOCK};
+use common::cluster::{
+    forget, raise_open_files, replicas, unique_prefix, Replica, Upstream, SHARED_REDIS,
+};
+use common::{bounded, node_modules_with};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::sync::Barrier;
 
-const SHARED_REDIS: &str = "redis://127.0.0.1:6379";
 const V: &str = "2025-11-25";
-
-fn unique_prefix(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!("test:scale-sessions:{test}:{}:{nanos}:", std::process::id())
-}
-
-/// Deletes every key under `prefix` (the shared Redis is never flushed).
-fn forget(prefix: &str) {
-    let script = format!(
-        "redis-cli --scan --pattern '{prefix}*' | xargs -r -n 500 redis-cli DEL >/dev/null"
-    );
-    let _ = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .status();
-}
-
-/// Raises the soft limit on open files of process `pid` to `want` (at most its hard limit) when
-/// it is lower, with util-linux's `prlimit`. A soft limit of 1,024 (a common default) is too
-/// few for 1,000 clients at once: nginx then fails `accept4()` and `socket()` with EMFILE (its
-/// `worker_rlimit_nofile` does not apply with `master_process off`).
-fn raise_open_files(pid: u32, want: u64) {
-    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap_or_default();
-    let Some((soft, hard)) = limits
-        .lines()
-        .find(|l| l.starts_with("Max open files"))
-        .and_then(|l| {
-            let mut fields = l.split_whitespace().skip(3);
-            let soft = fields.next()?.parse::<u64>().ok()?;
-            let hard = fields.next()?;
-            Some((soft, hard.parse::<u64>().unwrap_or(u64::MAX)))
-        })
-    else {
-        return;
-    };
-    let target = want.min(hard);
-    if soft >= target {
-        return;
-    }
-    let raised = std::process::Command::new("prlimit")
-        .args(["--pid", &pid.to_string(), &format!("--nofile={target}:")])
-        .status();
-    if !matches!(raised, Ok(s) if s.success()) {
-        eprintln!("could not raise the open-file limit of {pid} from {soft} to {target}");
-    }
-}
-
-async fn wait_for_port(port: u16, what: &str) {
-    for _ in 0..200 {
-        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what} never listened on {port}");
-}
-
-/// One weather-server replica on a fixed port (so nginx finds it again after a restart).
-struct Replica {
-    port: u16,
-    args: Vec<String>,
-    child: Option<Child>,
-}
-
-impl Replica {
-    async fn start(port: u16, prefix: &str, extra: &[&str]) -> Replica {
-        let mut args: Vec<String> = vec!["--clock".into(), CLOCK.into()];
-        args.extend(["--http".into(), format!("127.0.0.1:{port}")]);
-        args.extend(["--redis".into(), SHARED_REDIS.into()]);
-        args.extend(["--redis-prefix".into(), prefix.into()]);
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let mut replica = Replica {
-            port,
-            args,
-            child: None,
-        };
-        replica.restart().await;
-        replica
-    }
-
-    async fn restart(&mut self) {
-        let child = Command::new(BIN)
-            .args(&self.args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the weather server starts");
-        self.child = Some(child);
-        wait_for_port(self.port, "a weather-server replica").await;
-    }
-
-    /// SIGKILL: no goodbye to anyone.
-    async fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill().await;
-            let _ = child.wait().await;
-        }
-    }
-
-    /// Resident memory, in KiB (Linux).
-    fn rss_kib(&self) -> u64 {
-        let Some(pid) = self.child.as_ref().and_then(Child::id) else {
-            return 0;
-        };
-        std::fs::read_to_string(format!("/proc/{pid}/status"))
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("VmRSS:"))
-                    .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-            })
-            .unwrap_or(0)
-    }
-}
-
-/// nginx in front of `upstreams`, as a child of the test with its own prefix directory.
-/// A request whose replica died before answering is retried on the next one
-/// (`non_idempotent`: the calls here have no side effects).
-struct Nginx {
-    port: u16,
-    child: Child,
-    dir: PathBuf,
-}
-
-impl Nginx {
-    async fn start(upstreams: &[u16]) -> Nginx {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../scripts/nginx.sh");
-        let out = std::process::Command::new("bash")
-            .arg(script)
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("scripts/nginx.sh runs");
-        assert!(out.status.success(), "scripts/nginx.sh failed");
-        let bin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-        let port = free_port();
-        let dir = std::env::temp_dir().join(format!(
-            "scale-sessions-nginx-{}-{port}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("nginx dir");
-        let servers: String = upstreams
-            .iter()
-            .map(|p| format!("    server 127.0.0.1:{p} max_fails=0;\n"))
-            .collect();
-        let d = dir.display();
-        let config = format!(
-            "worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log crit;
-events {{ worker_connections 8192; }}
-http {{
-  access_log off;
-  client_body_temp_path {d}/body;
-  proxy_temp_path {d}/proxy;
-  fastcgi_temp_path {d}/fastcgi;
-  uwsgi_temp_path {d}/uwsgi;
-  scgi_temp_path {d}/scgi;
-  upstream weather {{
-{servers}    keepalive 64;
-  }}
-  server {{
-    listen 127.0.0.1:{port} backlog=4096;
-    location / {{
-      proxy_pass http://weather;
-      proxy_http_version 1.1;
-      proxy_set_header Connection \"\";
-      proxy_set_header Host $http_host;
-      proxy_buffering off;
-      proxy_cache off;
-      proxy_read_timeout 300s;
-      proxy_connect_timeout 1s;
-      proxy_next_upstream error timeout non_idempotent;
-      add_header X-Upstream $upstream_addr always;
-    }}
-  }}
-}}
-"
-        );
-        let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, config).expect("write nginx.conf");
-        let child = Command::new(bin)
-            .arg("-p")
-            .arg(&dir)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .arg("-c")
-            .arg(&conf)
-            // One process, no workers: a test that dies (SIGKILL on drop) leaves nothing behind.
-            .args(["-g", "daemon off; master_process off;"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("nginx starts");
-        // Each client in flight takes two descriptors (its connection and the one upstream).
-        if let Some(pid) = child.id() {
-            raise_open_files(pid, 8192);
-        }
-        wait_for_port(port, "nginx").await;
-        Nginx { port, child, dir }
-    }
-
-    fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-
-    /// SIGTERM, so the master stops its workers (SIGKILL would orphan them).
-    async fn stop(mut self) {
-        if let Some(pid) = self.child.id() {
-            let _ = std::process::Command::new("kill")
-                .args(["-TERM", &pid.to_string()])
-                .status();
-            let _ = bounded(10, "nginx stops", self.child.wait()).await;
-        }
-        let _ = self.child.kill().await;
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-async fn replicas(prefix: &str, extra: &[&str]) -> (Vec<Replica>, Nginx) {
-    let mut replicas = Vec::new();
-    for _ in 0..3 {
-        replicas.push(Replica::start(free_port(), prefix, extra).await);
-    }
-    let ports: Vec<u16> = replicas.iter().map(|r| r.port).collect();
-    let nginx = Nginx::start(&ports).await;
-    (replicas, nginx)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_typescript_session_survives_replicas_killed_one_by_one() {
     let Some(modules) = node_modules_with("@modelcontextprotocol/sdk") else {
         return;
     };
-    let prefix = unique_prefix("failover");
-    // Every replica moves the weather on every 0.3 s and tells Paris's subscribers.
-    let (mut replicas, nginx) = replicas(&prefix, &["--update-interval", "0.3"]).await;
+    let prefix = unique_prefix("scale-sessions", "failover");
+    // Every replica moves the weather on every 0.3 s and tells Paris's subscribers. A call whose
+    // replica was killed before answering is retried on the next one (get_weather has no side
+    // effects).
+    let every = ["--update-interval", "0.3"];
+    let (mut replicas, nginx) =
+        replicas(SHARED_REDIS, &prefix, &every, &[], Upstream::Failover).await;
     let driver =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/ts_scale_sessions.mjs");
     let url = format!("http://{}/mcp", nginx.addr());
@@ -498,11 +270,14 @@ async fn a_thousand_concurrent_sessions_over_three_replicas() {
     // The test holds one socket per client: 1,000 at once, over the usual soft limit of 1,024
     // descriptors once its other files count.
     raise_open_files(std::process::id(), 4096);
-    let prefix = unique_prefix("load");
+    let prefix = unique_prefix("scale-sessions", "load");
     // 5 s for a Redis reply (default 2 s): the wait is counted inside the replica, whose
     // scheduler has ~333 requests at once on two shared cores in a debug build; Redis itself
     // answered within 91 ms throughout (redis-cli --latency). See docs/DEPLOY.md.
-    let (replicas, nginx) = replicas(&prefix, &["--redis-timeout", "5"]).await;
+    // With failover on, a connection a replica did not accept within 1 s would show as a retry
+    // (two addresses in X-Upstream), which the test forbids below.
+    let every = ["--redis-timeout", "5"];
+    let (replicas, nginx) = replicas(SHARED_REDIS, &prefix, &every, &[], Upstream::Failover).await;
     let lb = nginx.addr();
     let before: u64 = replicas.iter().map(Replica::rss_kib).sum();
     // 1,000 sessions at once, every client talking at the same time: all initialize together,
