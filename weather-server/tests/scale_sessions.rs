@@ -9,6 +9,11 @@
 //!   session by several replicas). Every request succeeds at its first replica (nginx retried
 //!   none), every session is in the shared store, and the replicas' memory stays bounded.
 //!
+//! - A call whose POST stream is cut resumes through another replica (GET with
+//!   `Last-Event-ID`): the stored events after that id, then the answer. And when the replica
+//!   running the call is killed, the replica the client resumes through ends the stream with a
+//!   JSON-RPC error for the call saying its server process stopped; nothing hangs.
+//!
 //! Keys live under a prefix unique to each test; the shared Redis is never flushed.
 
 mod common;
@@ -351,6 +356,217 @@ async fn a_thousand_concurrent_sessions_over_three_replicas() {
         after < before + 300 * 1024,
         "RSS grew from {before} KiB to {after} KiB"
     );
+    nginx.stop().await;
+    for mut replica in replicas {
+        replica.kill().await;
+    }
+    forget(&prefix);
+}
+
+/// One SSE response read as it arrives (HTTP/1.0: no chunking), event by event.
+struct SseReader {
+    tcp: TcpStream,
+    buffer: String,
+    head: String,
+}
+
+/// One SSE event: its id (if any) and its JSON message (if its data is one).
+struct SseEvent {
+    id: Option<String>,
+    message: Option<Value>,
+}
+
+impl SseReader {
+    /// Sends `request` (a whole HTTP/1.0 request) to `addr` and reads the response head.
+    async fn open(addr: SocketAddr, request: String) -> SseReader {
+        let mut tcp = TcpStream::connect(addr).await.expect("connect");
+        tcp.write_all(request.as_bytes()).await.expect("write");
+        let mut reader = SseReader {
+            tcp,
+            buffer: String::new(),
+            head: String::new(),
+        };
+        bounded(20, "the response head", async {
+            while !reader.buffer.contains("\r\n\r\n") {
+                assert!(
+                    reader.fill().await,
+                    "closed before a head: {}",
+                    reader.buffer
+                );
+            }
+        })
+        .await;
+        let (head, rest) = reader.buffer.split_once("\r\n\r\n").unwrap_or_default();
+        reader.head = head.to_owned();
+        reader.buffer = rest.to_owned();
+        reader
+    }
+
+    async fn fill(&mut self) -> bool {
+        let mut chunk = [0u8; 4096];
+        let n = self.tcp.read(&mut chunk).await.unwrap_or(0);
+        self.buffer.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        n > 0
+    }
+
+    /// The next event; `None` when the stream ended.
+    async fn next(&mut self) -> Option<SseEvent> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let id = block
+                    .lines()
+                    .find_map(|l| l.strip_prefix("id:"))
+                    .map(|v| v.trim().to_owned());
+                let data: String = block
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim)
+                    .collect();
+                if id.is_none() && data.is_empty() {
+                    continue; // retry: or a comment
+                }
+                let message = serde_json::from_str(&data).ok();
+                return Some(SseEvent { id, message });
+            }
+            if !self.fill().await {
+                return None;
+            }
+        }
+    }
+
+    /// Events until the answer to request `id` (bounded); the progress events' ids before it,
+    /// and the answer.
+    async fn until_answer(&mut self, id: u64) -> (Vec<String>, Value) {
+        bounded(30, "the answer on a resumed stream", async {
+            let mut ids = Vec::new();
+            loop {
+                let event = self
+                    .next()
+                    .await
+                    .expect("the stream ended before the answer");
+                let Some(message) = event.message else {
+                    continue;
+                };
+                if message["id"] == id {
+                    return (ids, message);
+                }
+                if let Some(event_id) = event.id {
+                    ids.push(event_id);
+                }
+            }
+        })
+        .await
+    }
+}
+
+/// POSTs a slow climate_report (`cities`, 1 s each, progress after each) as request `id` of
+/// `session` through `addr` (HTTP/1.0) and reads until its first progress event: the stream and
+/// that event's id.
+async fn slow_call(
+    addr: SocketAddr,
+    session: &str,
+    id: u64,
+    cities: &[&str],
+) -> (SseReader, String) {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "climate_report", "arguments": { "cities": cities, "perCityMs": 1000 },
+        "_meta": { "progressToken": format!("p{id}") } } })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.0\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nMCP-Protocol-Version: {V}\r\nMcp-Session-Id: {session}\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut reader = SseReader::open(addr, request).await;
+    let first = bounded(20, "the first progress event", async {
+        loop {
+            let event = reader.next().await.expect("the POST stream ended early");
+            if let (Some(id), Some(message)) = (event.id, event.message) {
+                assert_eq!(message["method"], "notifications/progress", "{message}");
+                return id;
+            }
+        }
+    })
+    .await;
+    (reader, first)
+}
+
+/// A GET resuming `session`'s stream after `last_event_id`, through `addr` (HTTP/1.0).
+async fn resume(addr: SocketAddr, session: &str, last_event_id: &str) -> SseReader {
+    let request = format!(
+        "GET /mcp HTTP/1.0\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
+         MCP-Protocol-Version: {V}\r\nMcp-Session-Id: {session}\r\nLast-Event-ID: {last_event_id}\r\n\r\n"
+    );
+    let reader = SseReader::open(addr, request).await;
+    assert!(
+        reader.head.starts_with("HTTP/1.1 200") || reader.head.starts_with("HTTP/1.0 200"),
+        "{}",
+        reader.head
+    );
+    reader
+}
+
+/// The sequence number of an event id `<stream>-<seq>`.
+fn seq(event_id: &str) -> u64 {
+    event_id
+        .rsplit_once('-')
+        .and_then(|(_, seq)| seq.parse().ok())
+        .unwrap_or_else(|| panic!("not an event id: {event_id}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_stream_resumes_on_another_replica_and_ends_clearly_when_its_replica_dies() {
+    let prefix = unique_prefix("scale-sessions", "post-stream");
+    // nginx's defaults: a GET whose replica refuses the connection goes to the next one.
+    let (mut replicas, nginx) = replicas(SHARED_REDIS, &prefix, &[], &[], Upstream::Plain).await;
+    let lb = nginx.addr();
+    let session = open_session(lb, 0, &Load::default())
+        .await
+        .expect("a session");
+    let owner_of = |reader: &SseReader, replicas: &[Replica]| {
+        let upstream = header(&reader.head, "x-upstream").expect("nginx names the replica");
+        replicas
+            .iter()
+            .position(|r| r.addr().to_string() == upstream)
+            .unwrap_or_else(|| panic!("no replica at {upstream}"))
+    };
+
+    // The POST's connection is cut after the first progress event; the client resumes through
+    // another (live) replica and gets the rest from the store: the later progress, the answer.
+    let (reader, first) = slow_call(lb, &session, 7, &["Paris", "Tokyo", "Lima"]).await;
+    let owner = owner_of(&reader, &replicas);
+    drop(reader);
+    let other = replicas[(owner + 1) % 3].addr();
+    let (ids, answer) = resume(other, &session, &first).await.until_answer(7).await;
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        answer["result"]["structuredContent"]["cities"]
+            .as_array()
+            .map(Vec::len),
+        Some(3),
+        "{answer}"
+    );
+    let seqs: Vec<u64> = ids.iter().map(|id| seq(id)).collect();
+    assert_eq!(
+        seqs,
+        vec![seq(&first) + 1, seq(&first) + 2],
+        "each later event once: {ids:?}"
+    );
+
+    // Now the replica running a call is killed: the client resumes through nginx (another
+    // replica) and is told, instead of waiting for ever.
+    let (reader, first) = slow_call(lb, &session, 8, &["Paris", "Tokyo", "Lima", "Cairo"]).await;
+    let owner = owner_of(&reader, &replicas);
+    replicas[owner].kill().await;
+    drop(reader);
+    let (_, answer) = resume(lb, &session, &first).await.until_answer(8).await;
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("stopped"), "{answer}");
+    eprintln!("scale_sessions post stream: {answer}");
+
     nginx.stop().await;
     for mut replica in replicas {
         replica.kill().await;

@@ -691,7 +691,14 @@ async fn get(
         .and_then(session::parse_event_id);
     if app.config.session_store.is_some() {
         let after = resume.and_then(|(id, seq)| (id == session::STANDALONE).then_some(seq));
-        if let Err(e) = session.prepare_standalone(after).await {
+        let mut prepared = session.prepare_standalone(after).await;
+        // A POST's stream this replica does not hold: another replica ran it (and may be gone).
+        if let Some((id, seq)) = resume.filter(|(id, _)| *id != session::STANDALONE) {
+            if prepared.is_ok() && session.stream(id).is_none() {
+                prepared = session.adopt_stream(id, seq).await.map(drop);
+            }
+        }
+        if let Err(e) = prepared {
             tracing::warn!("event store: {e}");
             return body::rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,

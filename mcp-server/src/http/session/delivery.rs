@@ -95,9 +95,14 @@ impl Session {
                 tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
                 return;
             };
+            let shared = self.shared_post(&stream);
+            let copy = shared.then(|| json.clone());
             let became_sse = stream.push_answer(json, answered, error_code);
             if became_sse {
                 self.retain(&mut state, &stream);
+            }
+            if let Some(json) = copy {
+                self.mirror(&state, &stream, &json);
             }
             return;
         }
@@ -122,6 +127,36 @@ impl Session {
         if became_sse {
             self.retain(&mut state, &stream);
         }
+        if self.shared_post(&stream) {
+            self.mirror(&state, &stream, &json);
+        }
+    }
+
+    /// Whether `stream` is a POST stream of a session whose streams live in a shared store.
+    fn shared_post(&self, stream: &Stream) -> bool {
+        self.kind == SessionKind::Streamable
+            && stream.id() != super::STANDALONE
+            && self.events.get().is_some()
+    }
+
+    /// Copies an event just pushed on POST stream `stream` to the shared store, if the stream
+    /// speaks SSE (a plain JSON answer is not resumable, nothing to keep).
+    fn mirror(&self, state: &super::State, stream: &Arc<Stream>, json: &[u8]) {
+        let Some(events) = self.events.get() else {
+            return;
+        };
+        if !stream.is_sse() {
+            return;
+        }
+        events.send_post(stream, json, || {
+            let ids: Vec<&RequestId> = state
+                .routes
+                .iter()
+                .filter(|(_, s)| Arc::ptr_eq(s, stream))
+                .map(|(id, _)| id)
+                .collect();
+            serde_json::to_vec(&ids).unwrap_or_else(|_| b"[]".to_vec())
+        });
     }
 }
 

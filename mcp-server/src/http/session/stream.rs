@@ -53,6 +53,8 @@ struct StreamInner {
     event_ids: bool,
     /// No more events will come.
     done: bool,
+    /// Recorded in the shared event store (a POST stream of a shared session).
+    shared: bool,
     /// The generation of the connection currently reading, if any.
     live: Option<u64>,
     generation: u64,
@@ -83,6 +85,7 @@ impl Stream {
                 batch: false,
                 event_ids: true,
                 done: false,
+                shared: false,
                 live: None,
                 generation: 0,
                 waker: None,
@@ -112,6 +115,16 @@ impl Stream {
 
     pub(super) fn is_done(&self) -> bool {
         lock(&self.inner).done
+    }
+
+    /// Whether the stream answers with SSE (not a plain JSON body, not yet undecided).
+    pub(super) fn is_sse(&self) -> bool {
+        matches!(lock(&self.inner).mode, Mode::Sse)
+    }
+
+    /// Marks the stream as kept in the shared event store; true the first time only.
+    pub(super) fn share(&self) -> bool {
+        !std::mem::replace(&mut lock(&self.inner).shared, true)
     }
 
     /// Ends the stream: readers finish after what is buffered.
