@@ -109,10 +109,9 @@ impl EventStore for MemoryEventStore {
         let mut posts = lock(&self.posts);
         // Bounded by the event logs: a POST stream whose log expired is forgotten too.
         posts.retain(|key, _| live.contains(key));
-        posts.insert(
-            (session.to_owned(), stream),
-            (Bytes::copy_from_slice(requests), false),
-        );
+        let post = posts.entry((session.to_owned(), stream)).or_default();
+        // A close recorded first (the answer came right after the first event) stays.
+        post.0 = Bytes::copy_from_slice(requests);
         Box::pin(std::future::ready(Ok(())))
     }
 

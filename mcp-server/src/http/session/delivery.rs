@@ -7,6 +7,7 @@ use std::sync::Arc;
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
 use mcp_proto::peer::{DirectSink, Outbound, Outgoing};
 use mcp_proto::sync::lock;
+use tokio::sync::oneshot;
 
 use super::{Session, SessionKind, Stream};
 
@@ -97,12 +98,13 @@ impl Session {
             };
             let shared = self.shared_post(&stream);
             let copy = shared.then(|| json.clone());
+            let gate = if shared { stream.gate() } else { None };
             let became_sse = stream.push_answer(json, answered, error_code);
             if became_sse {
                 self.retain(&mut state, &stream);
             }
             if let Some(json) = copy {
-                self.mirror(&state, &stream, &json);
+                self.mirror(&state, &stream, &json, gate);
             }
             return;
         }
@@ -123,12 +125,14 @@ impl Session {
                 return;
             }
         };
+        let shared = self.shared_post(&stream);
+        let gate = if shared { stream.gate() } else { None };
         let became_sse = stream.push_event(None, &json, true);
         if became_sse {
             self.retain(&mut state, &stream);
         }
-        if self.shared_post(&stream) {
-            self.mirror(&state, &stream, &json);
+        if shared {
+            self.mirror(&state, &stream, &json, gate);
         }
     }
 
@@ -140,15 +144,22 @@ impl Session {
     }
 
     /// Copies an event just pushed on POST stream `stream` to the shared store, if the stream
-    /// speaks SSE (a plain JSON answer is not resumable, nothing to keep).
-    fn mirror(&self, state: &super::State, stream: &Arc<Stream>, json: &[u8]) {
+    /// speaks SSE (a plain JSON answer is not resumable, nothing to keep); `recorded` fires
+    /// once the store has recorded the stream.
+    fn mirror(
+        &self,
+        state: &super::State,
+        stream: &Arc<Stream>,
+        json: &[u8],
+        recorded: Option<oneshot::Sender<()>>,
+    ) {
         let Some(events) = self.events.get() else {
             return;
         };
         if !stream.is_sse() {
             return;
         }
-        events.send_post(stream, json, || {
+        events.send_post(stream, json, recorded, || {
             let ids: Vec<&RequestId> = state
                 .routes
                 .iter()

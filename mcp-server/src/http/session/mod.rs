@@ -406,7 +406,7 @@ impl Session {
 
 /// This process's tag in the high 32 bits of its POST stream ids on shared sessions: random,
 /// never zero (stream 0 is the standalone stream).
-fn replica_stream_tag() -> u64 {
+pub(super) fn replica_stream_tag() -> u64 {
     static TAG: OnceLock<u64> = OnceLock::new();
     *TAG.get_or_init(|| {
         let random = new_session_id()

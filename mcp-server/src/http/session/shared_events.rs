@@ -18,7 +18,7 @@ use bytes::Bytes;
 use mcp_proto::jsonrpc::{error_codes, Incoming, Message, RequestId};
 use mcp_proto::schema::{Cancelled, CancelledParams, NotificationType};
 use mcp_proto::sync::lock;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::stream::Mode;
 use super::{Session, Stream, STANDALONE};
@@ -31,13 +31,17 @@ const OUT_QUEUE: usize = 256;
 const FOLLOW_POLL: Duration = Duration::from_millis(250);
 /// A follower with no reader for this many rounds stops.
 const IDLE_ROUNDS: u32 = 8;
+/// How often, and how long apart, a GET looks for a POST stream of another replica that the
+/// store does not know yet (its replica records it just after sending the first event).
+const ADOPT_ATTEMPTS: u32 = 20;
+const ADOPT_WAIT: Duration = Duration::from_millis(100);
 
 /// What the writer of a session does, in order.
 enum Write {
     /// Appends a message to a stream (the standalone one, or a POST's).
     Append(u64, Vec<u8>),
-    /// Records a POST stream as running here, with its request ids (JSON).
-    Open(u64, Vec<u8>),
+    /// Records a POST stream as running here, with its request ids (JSON); then fires.
+    Open(u64, Vec<u8>, Option<oneshot::Sender<()>>),
     /// Records a POST stream as answered.
     Close(u64),
 }
@@ -57,8 +61,8 @@ impl SharedEvents {
         let writer_store = store.clone();
         let session = id.to_owned();
         tokio::spawn(async move {
-            while let Some(write) = pending.recv().await {
-                let (stream, done) = match &write {
+            while let Some(mut write) = pending.recv().await {
+                let (stream, done) = match &mut write {
                     Write::Append(stream, json) => (
                         *stream,
                         writer_store
@@ -66,12 +70,15 @@ impl SharedEvents {
                             .await
                             .map(drop),
                     ),
-                    Write::Open(stream, ids) => (
-                        *stream,
-                        writer_store
+                    Write::Open(stream, ids, recorded) => {
+                        let done = writer_store
                             .open_stream(&session, *stream, ids, limits)
-                            .await,
-                    ),
+                            .await;
+                        if let Some(recorded) = recorded.take() {
+                            let _ = recorded.send(());
+                        }
+                        (*stream, done)
+                    }
                     Write::Close(stream) => (
                         *stream,
                         writer_store.close_stream(&session, *stream, limits).await,
@@ -107,10 +114,11 @@ impl SharedEvents {
         &self,
         stream: &Stream,
         json: &[u8],
+        recorded: Option<oneshot::Sender<()>>,
         requests: impl FnOnce() -> Vec<u8>,
     ) {
         if stream.share() {
-            self.write(Write::Open(stream.id(), requests()));
+            self.write(Write::Open(stream.id(), requests(), recorded));
         }
         self.write(Write::Append(stream.id(), json.to_vec()));
         if stream.is_done() {
@@ -173,7 +181,21 @@ impl Session {
         if id == STANDALONE {
             return Ok(None);
         }
-        let Some(status) = events.store.stream_status(&self.id, id).await? else {
+        // The client may have its first event before the replica running the request has
+        // recorded the stream (its writer stores after sending): a stream of another replica
+        // (another tag) is waited for a little.
+        let foreign = id >> 32 != super::replica_stream_tag() >> 32;
+        let mut status = None;
+        for attempt in 0..ADOPT_ATTEMPTS {
+            status = events.store.stream_status(&self.id, id).await?;
+            if status.is_some() || !foreign {
+                break;
+            }
+            if attempt + 1 < ADOPT_ATTEMPTS {
+                tokio::time::sleep(ADOPT_WAIT).await;
+            }
+        }
+        let Some(status) = status else {
             return Ok(None);
         };
         let stream = Arc::new(Stream::new(id, 0, self.replay, Mode::Sse));
