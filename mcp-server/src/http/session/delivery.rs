@@ -96,9 +96,11 @@ impl Session {
                 tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
                 return;
             };
-            let shared = self.shared_post(&stream);
-            let copy = shared.then(|| json.clone());
-            let gate = if shared { stream.gate() } else { None };
+            // Kept in the shared store only on SSE: a stream that already is, or a batch's,
+            // which a partial answer turns into SSE. A plain JSON answer copies nothing.
+            let copy = (self.shared_post(&stream) && (stream.is_sse() || stream.is_batch()))
+                .then(|| json.clone());
+            let gate = if copy.is_some() { stream.gate() } else { None };
             let became_sse = stream.push_answer(json, answered, error_code);
             if became_sse {
                 self.retain(&mut state, &stream);
