@@ -566,6 +566,15 @@ async fn a_call_stream_resumes_on_another_replica_and_ends_clearly_when_its_repl
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("stopped"), "{answer}");
     eprintln!("scale_sessions post stream: {answer}");
+    // A client that lost that connection too, before the error, resumes from the same event
+    // through each live replica and is told again.
+    for replica in replicas.iter().filter(|r| r.port != replicas[owner].port) {
+        let (_, again) = resume(replica.addr(), &session, &first)
+            .await
+            .until_answer(8)
+            .await;
+        assert_eq!(again["error"], answer["error"], "{again}");
+    }
 
     nginx.stop().await;
     for mut replica in replicas {

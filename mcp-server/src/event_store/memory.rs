@@ -9,8 +9,8 @@ use bytes::Bytes;
 use mcp_proto::sync::lock;
 
 use super::{
-    EventLimits, EventPage, EventStore, EventStoreError, EventWatch, StoreFuture, StreamState,
-    StreamStatus,
+    EventLimits, EventPage, EventStore, EventStoreError, EventWatch, LostRequests, StoreFuture,
+    StreamState, StreamStatus,
 };
 
 /// Event streams in memory: the newest `retained` events of each, dropped after their TTL.
@@ -19,7 +19,14 @@ pub struct MemoryEventStore {
     streams: Mutex<HashMap<(String, u64), Log>>,
     /// POST streams opened, by session and stream: their requests and whether they are done
     /// (their replica is this process, alive while the store is).
-    posts: Mutex<HashMap<(String, u64), (Bytes, bool)>>,
+    posts: Mutex<HashMap<(String, u64), Post>>,
+}
+
+#[derive(Debug, Default)]
+struct Post {
+    requests: Bytes,
+    done: bool,
+    lost: Option<LostRequests>,
 }
 
 #[derive(Debug, Default)]
@@ -111,7 +118,7 @@ impl EventStore for MemoryEventStore {
         posts.retain(|key, _| live.contains(key));
         let post = posts.entry((session.to_owned(), stream)).or_default();
         // A close recorded first (the answer came right after the first event) stays.
-        post.0 = Bytes::copy_from_slice(requests);
+        post.requests = Bytes::copy_from_slice(requests);
         Box::pin(std::future::ready(Ok(())))
     }
 
@@ -122,7 +129,21 @@ impl EventStore for MemoryEventStore {
         _limits: EventLimits,
     ) -> StoreFuture<'a, Result<(), EventStoreError>> {
         if let Some(post) = lock(&self.posts).get_mut(&(session.to_owned(), stream)) {
-            post.1 = true;
+            post.done = true;
+        }
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn orphan_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        lost: &'a LostRequests,
+        _limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        if let Some(post) = lock(&self.posts).get_mut(&(session.to_owned(), stream)) {
+            post.done = true;
+            post.lost = Some(lost.clone());
         }
         Box::pin(std::future::ready(Ok(())))
     }
@@ -132,17 +153,17 @@ impl EventStore for MemoryEventStore {
         session: &'a str,
         stream: u64,
     ) -> StoreFuture<'a, Result<Option<StreamStatus>, EventStoreError>> {
-        let status =
-            lock(&self.posts)
-                .get(&(session.to_owned(), stream))
-                .map(|(requests, done)| StreamStatus {
-                    requests: requests.clone(),
-                    state: if *done {
-                        StreamState::Done
-                    } else {
-                        StreamState::Open
-                    },
-                });
+        let status = lock(&self.posts)
+            .get(&(session.to_owned(), stream))
+            .map(|post| StreamStatus {
+                requests: post.requests.clone(),
+                state: if post.done {
+                    StreamState::Done
+                } else {
+                    StreamState::Open
+                },
+                lost: post.lost.clone(),
+            });
         Box::pin(std::future::ready(Ok(status)))
     }
 }
@@ -171,12 +192,28 @@ mod tests {
             open,
             Some(StreamStatus {
                 requests: Bytes::from_static(b"[7]"),
-                state: StreamState::Open
+                state: StreamState::Open,
+                lost: None,
             })
         );
         store.close_stream("s", 5, limits).await.expect("close");
         let done = store.stream_status("s", 5).await.expect("status");
         assert_eq!(done.map(|s| s.state), Some(StreamState::Done));
+        let lost = LostRequests {
+            at: 3,
+            errors: Bytes::from_static(b"[{}]"),
+        };
+        store
+            .open_stream("s", 6, b"[8]", limits)
+            .await
+            .expect("open");
+        store
+            .orphan_stream("s", 6, &lost, limits)
+            .await
+            .expect("orphan");
+        let orphaned = store.stream_status("s", 6).await.expect("status");
+        assert_eq!(orphaned.as_ref().map(|s| s.state), Some(StreamState::Done));
+        assert_eq!(orphaned.and_then(|s| s.lost), Some(lost));
         store.remove("s").await.expect("remove");
         assert_eq!(store.stream_status("s", 5).await, Ok(None));
     }

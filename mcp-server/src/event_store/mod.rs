@@ -54,6 +54,19 @@ pub struct StreamStatus {
     pub requests: Bytes,
     /// Its progress.
     pub state: StreamState,
+    /// When its replica died: the errors that ended it, for clients resuming it again.
+    pub lost: Option<LostRequests>,
+}
+
+/// The errors that ended a POST stream whose replica died, and the sequence number the first
+/// of them was sent under: a client resuming from an earlier event has not seen them (the
+/// events it saw may not all have been stored, so their stored numbers can be lower).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostRequests {
+    /// The sequence number of the first error, as the resuming client was sent it.
+    pub at: u64,
+    /// The error messages, as a JSON array.
+    pub errors: Bytes,
 }
 
 /// The progress of a POST's response stream.
@@ -140,6 +153,18 @@ pub trait EventStore: std::fmt::Debug + Send + Sync + 'static {
         _limits: EventLimits,
     ) -> StoreFuture<'a, Result<(), EventStoreError>> {
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Records that POST stream `stream` of `session` was ended with `lost` because its
+    /// replica died (by default, only as done).
+    fn orphan_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        _lost: &'a LostRequests,
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        self.close_stream(session, stream, limits)
     }
 
     /// Where POST stream `stream` of `session` stands; `None` if it was never opened here.

@@ -9,7 +9,8 @@
 //! counter).
 //!
 //! A POST stream's status is the hash `P` + `evm:<session>:<stream>` (`owner`: the id of the
-//! replica running its requests, `ids`: their ids as JSON, `done` once answered; same expiry).
+//! replica running its requests, `ids`: their ids as JSON, `done` once answered, and when it
+//! was ended because that replica died, `lost` and `lost_at`: the errors sent; same expiry).
 //! Every store renews `P` + `alive:<its replica id>` (`SET … PX`, [`HEARTBEAT`] long, every
 //! third of it): a stream not done whose owner's key is gone is orphaned.
 
@@ -22,8 +23,8 @@ use mcp_proto::sync::lock;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{
-    EventLimits, EventPage, EventStore, EventStoreError, EventWatch, StoreFuture, StreamState,
-    StreamStatus,
+    EventLimits, EventPage, EventStore, EventStoreError, EventWatch, LostRequests, StoreFuture,
+    StreamState, StreamStatus,
 };
 use crate::shared::{RedisHandle, SharedStateError};
 
@@ -271,6 +272,24 @@ impl EventStore for RedisEventStore {
         })
     }
 
+    fn orphan_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        lost: &'a LostRequests,
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        Box::pin(async move {
+            let at = lost.at.to_string();
+            let fields = [
+                ("done", &b"1"[..]),
+                ("lost_at", at.as_bytes()),
+                ("lost", &lost.errors[..]),
+            ];
+            self.set_status(session, stream, &fields, limits).await
+        })
+    }
+
     fn stream_status<'a>(
         &'a self,
         session: &'a str,
@@ -298,9 +317,20 @@ impl EventStore for RedisEventStore {
                     StreamState::Orphaned
                 }
             };
+            let lost_at = fields
+                .remove("lost_at")
+                .and_then(|at| String::from_utf8_lossy(&at).parse().ok());
+            let lost = match (lost_at, fields.remove("lost")) {
+                (Some(at), Some(errors)) => Some(LostRequests {
+                    at,
+                    errors: Bytes::from(errors),
+                }),
+                _ => None,
+            };
             Ok(Some(StreamStatus {
                 requests: Bytes::from(requests),
                 state,
+                lost,
             }))
         })
     }

@@ -22,7 +22,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::stream::Mode;
 use super::{Session, Stream, STANDALONE};
-use crate::event_store::{EventLimits, EventStore, EventStoreError, StreamState};
+use crate::event_store::{EventLimits, EventStore, EventStoreError, LostRequests, StreamState};
 
 /// Messages waiting for the writer; more are dropped with a warning (bounded).
 const OUT_QUEUE: usize = 256;
@@ -236,7 +236,8 @@ async fn follow_post(
     };
     let watch = store.watch(&id, stream.id());
     let mut idle = 0;
-    let mut last_round = false;
+    // Set once the stream is done: what ended it, if its replica died.
+    let mut last_round: Option<Option<LostRequests>> = None;
     loop {
         match store.read_after(&id, stream.id(), stream.last_seq()).await {
             Ok(page) => {
@@ -250,7 +251,16 @@ async fn follow_post(
             stream.finish();
             return;
         };
-        if last_round {
+        if let Some(lost) = last_round {
+            // Ended for a dead replica before this client saw the errors: they come again
+            // (their stored numbers may be below the client's, see `LostRequests`).
+            if let Some(lost) = lost.filter(|lost| stream.last_seq() < lost.at) {
+                let errors: Vec<serde_json::Value> =
+                    serde_json::from_slice(&lost.errors).unwrap_or_default();
+                for error in errors {
+                    stream.push_event(None, error.to_string().as_bytes(), true);
+                }
+            }
             stream.finish();
             return;
         }
@@ -262,19 +272,31 @@ async fn follow_post(
         drop(s);
         match store.stream_status(&id, stream.id()).await {
             Ok(Some(status)) if status.state == StreamState::Done => {
-                last_round = true;
+                last_round = Some(status.lost);
                 continue;
             }
             Ok(Some(status)) if status.state == StreamState::Orphaned => {
                 // Sent here after whatever the client saw (its last events may have died with
                 // the replica before they were stored), and stored for later resumptions.
-                for error in lost_requests(&requests) {
-                    stream.push_event(None, &error, true);
-                    if let Err(e) = store.append(&id, stream.id(), &error, limits).await {
+                let errors = lost_requests(&requests);
+                let lost = LostRequests {
+                    at: stream.last_seq() + 1,
+                    errors: Bytes::from(format!(
+                        "[{}]",
+                        errors
+                            .iter()
+                            .map(|e| String::from_utf8_lossy(e))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )),
+                };
+                for error in &errors {
+                    stream.push_event(None, error, true);
+                    if let Err(e) = store.append(&id, stream.id(), error, limits).await {
                         tracing::warn!(session = %id, "cannot store a lost request's error: {e}");
                     }
                 }
-                if let Err(e) = store.close_stream(&id, stream.id(), limits).await {
+                if let Err(e) = store.orphan_stream(&id, stream.id(), &lost, limits).await {
                     tracing::warn!(session = %id, "cannot close a resumed stream: {e}");
                 }
                 stream.finish();
