@@ -250,7 +250,8 @@ async fn run(args: Args) -> ExitCode {
         server.serve_stdio().await;
         return ExitCode::SUCCESS;
     };
-    let listener = match tokio::net::TcpListener::bind(addr).await {
+    // A deep accept queue: behind a load balancer, hundreds of connections arrive at once.
+    let listener = match mcp_server::http::listen(addr).await {
         Ok(l) => l,
         Err(e) => {
             eprintln!("weather-server: cannot bind {addr}: {e}");

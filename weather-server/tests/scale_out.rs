@@ -16,141 +16,22 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use common::{bounded, free_port, HttpServer};
+use common::cluster::{
+    forget, replicas, unique_prefix, wait_for_port, Nginx, Replica, Upstream, SHARED_REDIS,
+};
+use common::{bounded, free_port};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
-const SHARED_REDIS: &str = "redis://127.0.0.1:6379";
 const MODERN: &str = "2026-07-28";
 /// 32 bytes, hex: the key every instance seals request states with.
 const STATE_KEY: &str = "5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e";
 const PARIS: &str = "weather://current/paris";
-
-fn unique_prefix(test: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    format!("test:scale-out:{test}:{}:{nanos}:", std::process::id())
-}
-
-/// The repository's `scripts/`.
-fn script(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("scripts")
-        .join(name)
-}
-
-/// Waits until something accepts connections on `port` (bounded).
-async fn wait_for_port(port: u16, what: &str) {
-    for _ in 0..200 {
-        if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("{what} never listened on {port}");
-}
-
-/// nginx in front of `upstreams`, as a child of the test, with its own prefix directory.
-struct Nginx {
-    port: u16,
-    child: Child,
-    dir: PathBuf,
-}
-
-impl Nginx {
-    async fn start(upstreams: &[u16]) -> Nginx {
-        // One install at a time: the tests of this file start in parallel, and two apt-gets
-        // would fight over dpkg's lock on a machine without nginx.
-        static INSTALL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-        let out = {
-            let _one = INSTALL.lock().await;
-            Command::new("bash")
-                .arg(script("nginx.sh"))
-                .stderr(Stdio::inherit())
-                .output()
-                .await
-                .expect("scripts/nginx.sh runs")
-        };
-        assert!(out.status.success(), "scripts/nginx.sh failed");
-        let bin = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-        let port = free_port();
-        let dir =
-            std::env::temp_dir().join(format!("scale-out-nginx-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("nginx dir");
-        let servers: String = upstreams
-            .iter()
-            .map(|p| format!("    server 127.0.0.1:{p} max_fails=0;\n"))
-            .collect();
-        let d = dir.display();
-        let config = format!(
-            "worker_processes 1;
-pid {d}/nginx.pid;
-error_log {d}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
-  client_body_temp_path {d}/body;
-  proxy_temp_path {d}/proxy;
-  fastcgi_temp_path {d}/fastcgi;
-  uwsgi_temp_path {d}/uwsgi;
-  scgi_temp_path {d}/scgi;
-  upstream weather {{
-{servers}    keepalive 16;
-  }}
-  server {{
-    listen 127.0.0.1:{port};
-    location / {{
-      proxy_pass http://weather;
-      proxy_http_version 1.1;
-      proxy_set_header Connection \"\";
-      proxy_set_header Host $http_host;
-      proxy_buffering off;
-      proxy_cache off;
-      proxy_read_timeout 300s;
-    }}
-  }}
-}}
-"
-        );
-        let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, config).expect("write nginx.conf");
-        let child = Command::new(bin)
-            .arg("-p")
-            .arg(&dir)
-            .arg("-e")
-            .arg(dir.join("error.log"))
-            .arg("-c")
-            .arg(&conf)
-            // One process, no workers: a test that dies (SIGKILL on drop) leaves nothing behind.
-            .args(["-g", "daemon off; master_process off;"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("nginx starts");
-        wait_for_port(port, "nginx").await;
-        Nginx { port, child, dir }
-    }
-
-    fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
-    }
-
-    async fn stop(mut self) {
-        let _ = self.child.kill().await;
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
 
 /// A redis-server of the test's own, on a free port, without persistence.
 struct PrivateRedis {
@@ -178,33 +59,18 @@ impl PrivateRedis {
     }
 }
 
-/// Three instances sharing `redis_url` under one prefix, and nginx in front of them.
+/// Three instances sharing `redis_url` under one prefix, and nginx in front of them (nginx's
+/// defaults: a request is never sent to a second instance).
 struct Cluster {
-    instances: Vec<HttpServer>,
+    instances: Vec<Replica>,
     nginx: Nginx,
 }
 
 impl Cluster {
     async fn start(redis_url: &str, prefix: &str, first_extra: &[&str]) -> Cluster {
-        let mut instances = Vec::new();
-        for i in 0..3 {
-            let mut args = vec![
-                "--redis",
-                redis_url,
-                "--redis-prefix",
-                prefix,
-                "--redis-timeout",
-                "1",
-                "--state-key",
-                STATE_KEY,
-            ];
-            if i == 0 {
-                args.extend_from_slice(first_extra);
-            }
-            instances.push(HttpServer::start(&args).await);
-        }
-        let ports: Vec<u16> = instances.iter().map(|s| s.port).collect();
-        let nginx = Nginx::start(&ports).await;
+        let every = ["--redis-timeout", "1", "--state-key", STATE_KEY];
+        let (instances, nginx) =
+            replicas(redis_url, prefix, &every, first_extra, Upstream::Plain).await;
         let cluster = Cluster { instances, nginx };
         for i in 0..3 {
             cluster.wait_ready(i).await;
@@ -213,7 +79,7 @@ impl Cluster {
     }
 
     fn instance(&self, i: usize) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.instances[i].port))
+        self.instances[i].addr()
     }
 
     /// Until instance `i`'s `/readyz` is 200 (Redis answers, the bus is subscribed).
@@ -232,8 +98,8 @@ impl Cluster {
 
     async fn stop(self) {
         self.nginx.stop().await;
-        for instance in self.instances {
-            instance.stop().await;
+        for mut instance in self.instances {
+            instance.kill().await;
         }
     }
 }
@@ -411,7 +277,7 @@ async fn poll_task(through: &[SocketAddr], id: &str, done: impl Fn(&Value) -> bo
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_modern_era_spans_three_instances_behind_nginx() {
-    let prefix = unique_prefix("modern");
+    let prefix = unique_prefix("scale-out", "modern");
     // Instance 0 moves its weather on every 0.3 s and announces the change; 1 and 2 never do.
     let cluster = Cluster::start(SHARED_REDIS, &prefix, &["--update-interval", "0.3"]).await;
     let lb = cluster.nginx.addr();
@@ -502,6 +368,7 @@ async fn the_modern_era_spans_three_instances_behind_nginx() {
         assert_eq!(got["status"], "cancelled", "{got}");
     }
     cluster.stop().await;
+    forget(&prefix);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -509,7 +376,7 @@ async fn a_redis_outage_fails_clearly_and_service_resumes_without_restarts() {
     let redis_port = free_port();
     let redis = PrivateRedis::start_on(redis_port).await;
     let url = format!("redis://127.0.0.1:{redis_port}");
-    let prefix = unique_prefix("outage");
+    let prefix = unique_prefix("scale-out", "outage");
     let cluster = Cluster::start(&url, &prefix, &["--update-interval", "0.3"]).await;
     let lb = cluster.nginx.addr();
     let (b, c) = (cluster.instance(1), cluster.instance(2));

@@ -6,6 +6,13 @@
 //! message for it appends it there, and the replica holding the client's GET connection reads
 //! it back, so a client whose connection was cut (a replica killed, say) reconnects with
 //! `Last-Event-ID` through any replica and gets exactly the events after that id.
+//!
+//! A POST's response stream is kept there too once it speaks SSE: the replica running the
+//! request appends its events and records the stream as open (under its own heartbeat) and,
+//! with the answer, as done. A client whose POST connection was cut resumes it through any
+//! replica: that replica replays and follows the stored events, and when the replica running
+//! the request is gone (its heartbeat lapsed) it ends the stream with a JSON-RPC error for each
+//! request, so the client is told instead of waiting for ever.
 
 mod memory;
 mod redis;
@@ -38,6 +45,39 @@ pub struct EventLimits {
     pub retained: usize,
     /// A stream without a new event for this long is dropped.
     pub ttl: Duration,
+}
+
+/// Where a POST's response stream stands, as the store knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamStatus {
+    /// The ids of the requests the stream answers, as a JSON array.
+    pub requests: Bytes,
+    /// Its progress.
+    pub state: StreamState,
+    /// When its replica died: the errors that ended it, for clients resuming it again.
+    pub lost: Option<LostRequests>,
+}
+
+/// The errors that ended a POST stream whose replica died, and the sequence number the first
+/// of them was sent under: a client resuming from an earlier event has not seen them (the
+/// events it saw may not all have been stored, so their stored numbers can be lower).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostRequests {
+    /// The sequence number of the first error, as the resuming client was sent it.
+    pub at: u64,
+    /// The error messages, as a JSON array.
+    pub errors: Bytes,
+}
+
+/// The progress of a POST's response stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamState {
+    /// Its requests are still running on a live replica.
+    Open,
+    /// Its last event (the answer) is stored.
+    Done,
+    /// The replica running its requests stopped before answering them.
+    Orphaned,
 }
 
 /// Why an event store failed.
@@ -91,4 +131,48 @@ pub trait EventStore: std::fmt::Debug + Send + Sync + 'static {
 
     /// Forgets every stream of `session`.
     fn remove<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Result<(), EventStoreError>>;
+
+    /// Records that this replica runs the requests `requests` (a JSON array of ids) answered
+    /// on POST stream `stream` of `session`, while this replica lives. A store that keeps no
+    /// POST streams (the default) does nothing.
+    fn open_stream<'a>(
+        &'a self,
+        _session: &'a str,
+        _stream: u64,
+        _requests: &'a [u8],
+        _limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Records that POST stream `stream` of `session` holds its last event.
+    fn close_stream<'a>(
+        &'a self,
+        _session: &'a str,
+        _stream: u64,
+        _limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Records that POST stream `stream` of `session` was ended with `lost` because its
+    /// replica died (by default, only as done).
+    fn orphan_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        _lost: &'a LostRequests,
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        self.close_stream(session, stream, limits)
+    }
+
+    /// Where POST stream `stream` of `session` stands; `None` if it was never opened here.
+    fn stream_status<'a>(
+        &'a self,
+        _session: &'a str,
+        _stream: u64,
+    ) -> StoreFuture<'a, Result<Option<StreamStatus>, EventStoreError>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }

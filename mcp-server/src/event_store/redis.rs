@@ -7,15 +7,25 @@
 //! `PUBLISH` of `<session> <stream>` on `P` + `ev`, atomically, so sequence numbers are gapless
 //! whichever replica appends); a read is one pipeline (`XRANGE` after an id, `GET` of the
 //! counter).
+//!
+//! A POST stream's status is the hash `P` + `evm:<session>:<stream>` (`owner`: the id of the
+//! replica running its requests, `ids`: their ids as JSON, `done` once answered, and when it
+//! was ended because that replica died, `lost` and `lost_at`: the errors sent; same expiry).
+//! Every store renews `P` + `alive:<its replica id>` (`SET … PX`, [`HEARTBEAT`] long, every
+//! third of it): a stream not done whose owner's key is gone is orphaned.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use mcp_proto::sync::lock;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::{EventLimits, EventPage, EventStore, EventStoreError, EventWatch, StoreFuture};
+use super::{
+    EventLimits, EventPage, EventStore, EventStoreError, EventWatch, LostRequests, StoreFuture,
+    StreamState, StreamStatus,
+};
 use crate::shared::{RedisHandle, SharedStateError};
 
 const APPEND: &str = r"
@@ -27,10 +37,15 @@ redis.call('PUBLISH', ARGV[4], ARGV[5])
 return seq
 ";
 
+/// How long a replica counts as alive after its last heartbeat; renewed every third of it.
+pub const HEARTBEAT: Duration = Duration::from_secs(3);
+
 /// Event streams in Redis, under the handle's key prefix; cheap to clone.
 #[derive(Clone)]
 pub struct RedisEventStore {
     redis: RedisHandle,
+    /// This replica's id, for the POST streams it opens.
+    replica: Arc<str>,
     watches: Arc<Mutex<HashMap<(String, u64), EventWatch>>>,
     /// Ends the subscription to announcements when the last clone goes.
     _announcements: Arc<DropGuard>,
@@ -70,8 +85,33 @@ impl RedisEventStore {
                 announced(&watches, &message.payload);
             }
         });
+        let replica: Arc<str> = crate::http::new_random_id()
+            .map(Arc::from)
+            .unwrap_or_else(|_| Arc::from(format!("pid-{}", std::process::id())));
+        let beating = redis.clone();
+        let alive = redis.key(&format!("alive:{replica}"));
+        let token = stop.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(HEARTBEAT / 3);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = token.cancelled() => return,
+                    _ = every.tick() => {}
+                }
+                let mut set = redis::cmd("SET");
+                set.arg(&alive)
+                    .arg(1)
+                    .arg("PX")
+                    .arg(HEARTBEAT.as_millis() as u64);
+                if let Err(e) = beating.query::<()>(&set).await {
+                    tracing::debug!("event store heartbeat: {e}");
+                }
+            }
+        });
         RedisEventStore {
             redis,
+            replica,
             watches,
             _announcements: Arc::new(stop.drop_guard()),
         }
@@ -79,6 +119,31 @@ impl RedisEventStore {
 
     fn key(&self, kind: &str, session: &str, stream: u64) -> String {
         self.redis.key(&format!("{kind}:{session}:{stream}"))
+    }
+
+    /// Sets `fields` of a POST stream's status hash and renews its expiry (one round trip).
+    async fn set_status(
+        &self,
+        session: &str,
+        stream: u64,
+        fields: &[(&str, &[u8])],
+        limits: EventLimits,
+    ) -> Result<(), EventStoreError> {
+        let key = self.key("evm", session, stream);
+        let mut pipe = redis::pipe();
+        let set = pipe.cmd("HSET").arg(&key);
+        for (field, value) in fields {
+            set.arg(*field).arg(*value);
+        }
+        set.ignore()
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(ttl_ms(limits))
+            .ignore();
+        self.redis
+            .query_pipeline::<()>(&pipe)
+            .await
+            .map_err(unavailable)
     }
 }
 
@@ -112,9 +177,7 @@ impl EventStore for RedisEventStore {
         limits: EventLimits,
     ) -> StoreFuture<'a, Result<u64, EventStoreError>> {
         Box::pin(async move {
-            let ttl = u64::try_from(limits.ttl.as_millis())
-                .unwrap_or(u64::MAX)
-                .max(1);
+            let ttl = ttl_ms(limits);
             let mut script = redis::cmd("EVAL");
             script
                 .arg(APPEND)
@@ -185,4 +248,97 @@ impl EventStore for RedisEventStore {
             self.redis.query::<()>(&cmd).await.map_err(unavailable)
         })
     }
+
+    fn open_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        requests: &'a [u8],
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        let fields = [("owner", self.replica.as_bytes()), ("ids", requests)];
+        Box::pin(async move { self.set_status(session, stream, &fields, limits).await })
+    }
+
+    fn close_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        Box::pin(async move {
+            self.set_status(session, stream, &[("done", b"1")], limits)
+                .await
+        })
+    }
+
+    fn orphan_stream<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        lost: &'a LostRequests,
+        limits: EventLimits,
+    ) -> StoreFuture<'a, Result<(), EventStoreError>> {
+        Box::pin(async move {
+            let at = lost.at.to_string();
+            let fields = [
+                ("done", &b"1"[..]),
+                ("lost_at", at.as_bytes()),
+                ("lost", &lost.errors[..]),
+            ];
+            self.set_status(session, stream, &fields, limits).await
+        })
+    }
+
+    fn stream_status<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+    ) -> StoreFuture<'a, Result<Option<StreamStatus>, EventStoreError>> {
+        Box::pin(async move {
+            let mut get = redis::cmd("HGETALL");
+            get.arg(self.key("evm", session, stream));
+            let mut fields: HashMap<String, Vec<u8>> =
+                self.redis.query(&get).await.map_err(unavailable)?;
+            let Some(requests) = fields.remove("ids") else {
+                return Ok(None);
+            };
+            let state = if fields.contains_key("done") {
+                StreamState::Done
+            } else {
+                let owner = String::from_utf8_lossy(&fields.remove("owner").unwrap_or_default())
+                    .into_owned();
+                let mut exists = redis::cmd("EXISTS");
+                exists.arg(self.redis.key(&format!("alive:{owner}")));
+                let alive: u64 = self.redis.query(&exists).await.map_err(unavailable)?;
+                if alive > 0 {
+                    StreamState::Open
+                } else {
+                    StreamState::Orphaned
+                }
+            };
+            let lost_at = fields
+                .remove("lost_at")
+                .and_then(|at| String::from_utf8_lossy(&at).parse().ok());
+            let lost = match (lost_at, fields.remove("lost")) {
+                (Some(at), Some(errors)) => Some(LostRequests {
+                    at,
+                    errors: Bytes::from(errors),
+                }),
+                _ => None,
+            };
+            Ok(Some(StreamStatus {
+                requests: Bytes::from(requests),
+                state,
+                lost,
+            }))
+        })
+    }
+}
+
+/// A stream's expiry in milliseconds (at least 1).
+fn ttl_ms(limits: EventLimits) -> u64 {
+    u64::try_from(limits.ttl.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
 }

@@ -32,6 +32,7 @@ mod bearer;
 mod body;
 mod health;
 mod legacy_sse;
+mod listener;
 mod mirrored_headers;
 mod modern;
 mod security;
@@ -59,6 +60,7 @@ use tokio_util::sync::CancellationToken;
 pub use bearer::{AuthConfig, PROTECTED_RESOURCE_PATH};
 pub use body::ResponseBody;
 pub use health::{HEALTH_PATH, READY_PATH};
+pub use listener::{listen, LISTEN_BACKLOG};
 pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
 /// 128 random bits from the OS's CSPRNG, hex (session and task ids).
@@ -319,23 +321,23 @@ pub fn serve_session(
     running
 }
 
-/// Binds `addr` and serves MCP over HTTP, one session per client via `factory`.
+/// Binds `addr` (with [`listen`]'s deep accept queue) and serves MCP over HTTP, one session per
+/// client via `factory`.
 pub async fn bind<A: ToSocketAddrs + std::fmt::Debug>(
     addr: A,
     config: HttpConfig,
     factory: impl SessionFactory,
 ) -> Result<HttpServer, HttpError> {
     let shown = format!("{addr:?}");
-    let listener = TcpListener::bind(addr)
-        .await
-        .map_err(|source| HttpError::Bind {
-            addr: shown,
-            source,
-        })?;
+    let listener = listen(addr).await.map_err(|source| HttpError::Bind {
+        addr: shown,
+        source,
+    })?;
     serve(listener, config, factory)
 }
 
-/// Serves MCP over HTTP on an already bound listener. Spawns on the current tokio runtime.
+/// Serves MCP over HTTP on an already bound listener (bind it with [`listen`] to take bursts of
+/// connections). Spawns on the current tokio runtime.
 pub fn serve(
     listener: TcpListener,
     config: HttpConfig,

@@ -25,6 +25,10 @@ pub(crate) static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-pr
 /// `Last-Event-ID`.
 pub(crate) static LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
+/// The longest a POST's SSE response waits for the shared store to record its stream (the
+/// store's own commands are bounded by their timeout; this bounds the writer's queue too).
+const RECORD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub(crate) async fn handle(
     app: &Arc<App>,
     req: Request<Incoming>,
@@ -596,6 +600,9 @@ pub(crate) async fn deliver(
         }
         Reply::Closed => Response::from(session_not_found()).into(),
         Reply::Sse => {
+            // Shared sessions: the stream is findable from every replica before the client
+            // holds an id of it (one store round trip, SSE answers only).
+            stream.recorded(RECORD_WAIT).await;
             let Some((generation, cursor)) = stream.connect(None, false) else {
                 return Response::from(session_not_found()).into();
             };
@@ -691,7 +698,14 @@ async fn get(
         .and_then(session::parse_event_id);
     if app.config.session_store.is_some() {
         let after = resume.and_then(|(id, seq)| (id == session::STANDALONE).then_some(seq));
-        if let Err(e) = session.prepare_standalone(after).await {
+        let mut prepared = session.prepare_standalone(after).await;
+        // A POST's stream this replica does not hold: another replica ran it (and may be gone).
+        if let Some((id, seq)) = resume.filter(|(id, _)| *id != session::STANDALONE) {
+            if prepared.is_ok() && session.stream(id).is_none() {
+                prepared = session.adopt_stream(id, seq).await.map(drop);
+            }
+        }
+        if let Err(e) = prepared {
             tracing::warn!("event store: {e}");
             return body::rpc_error(
                 StatusCode::SERVICE_UNAVAILABLE,

@@ -1,9 +1,10 @@
 //! What the weather-server integration tests share: the built binary with the frozen clock, a
 //! client over stdio, an HTTP server child on a free port (killed on drop), JSON views of
-//! results, schema validation, and a bound on every wait.
+//! results, schema validation, a bound on every wait, and (`cluster`) replicas behind nginx.
 
 #![allow(dead_code)]
 
+pub mod cluster;
 pub mod suite;
 
 use std::future::Future;
@@ -101,14 +102,7 @@ impl HttpServer {
             let addr = format!("127.0.0.1:{port}");
             let mut args = frozen_args(&["--http", &addr]);
             args.extend(extra.iter().map(|s| s.to_string()));
-            let mut child = Command::new(BIN)
-                .args(&args)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::inherit())
-                .kill_on_drop(true)
-                .spawn()
-                .expect("the weather server starts");
+            let mut child = spawn_server(&args);
             if wait_for_port(port, &mut child).await {
                 return HttpServer { port, child };
             }
@@ -126,6 +120,18 @@ impl HttpServer {
     pub async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// Starts the weather server with `args` (stdout discarded, stderr shown); killed on drop.
+pub fn spawn_server(args: &[String]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the weather server starts")
 }
 
 /// Polls `port` every 50 ms for up to 10 s; false when the child exited or time ran out.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use mcp_proto::jsonrpc::{Batch, Message, RequestId};
 use mcp_proto::peer::{DirectSink, Outbound, Outgoing};
 use mcp_proto::sync::lock;
+use tokio::sync::oneshot;
 
 use super::{Session, SessionKind, Stream};
 
@@ -95,9 +96,17 @@ impl Session {
                 tracing::debug!(session = %self.id, "dropped an answer nobody waits for");
                 return;
             };
+            // Kept in the shared store only on SSE: a stream that already is, or a batch's,
+            // which a partial answer turns into SSE. A plain JSON answer copies nothing.
+            let copy = (self.shared_post(&stream) && (stream.is_sse() || stream.is_batch()))
+                .then(|| json.clone());
+            let gate = if copy.is_some() { stream.gate() } else { None };
             let became_sse = stream.push_answer(json, answered, error_code);
             if became_sse {
                 self.retain(&mut state, &stream);
+            }
+            if let Some(json) = copy {
+                self.mirror(&state, &stream, &json, gate);
             }
             return;
         }
@@ -118,10 +127,49 @@ impl Session {
                 return;
             }
         };
+        let shared = self.shared_post(&stream);
+        let gate = if shared { stream.gate() } else { None };
         let became_sse = stream.push_event(None, &json, true);
         if became_sse {
             self.retain(&mut state, &stream);
         }
+        if shared {
+            self.mirror(&state, &stream, &json, gate);
+        }
+    }
+
+    /// Whether `stream` is a POST stream of a session whose streams live in a shared store.
+    fn shared_post(&self, stream: &Stream) -> bool {
+        self.kind == SessionKind::Streamable
+            && stream.id() != super::STANDALONE
+            && self.events.get().is_some()
+    }
+
+    /// Copies an event just pushed on POST stream `stream` to the shared store, if the stream
+    /// speaks SSE (a plain JSON answer is not resumable, nothing to keep); `recorded` fires
+    /// once the store has recorded the stream.
+    fn mirror(
+        &self,
+        state: &super::State,
+        stream: &Arc<Stream>,
+        json: &[u8],
+        recorded: Option<oneshot::Sender<()>>,
+    ) {
+        let Some(events) = self.events.get() else {
+            return;
+        };
+        if !stream.is_sse() {
+            return;
+        }
+        events.send_post(stream, json, recorded, || {
+            let ids: Vec<&RequestId> = state
+                .routes
+                .iter()
+                .filter(|(_, s)| Arc::ptr_eq(s, stream))
+                .map(|(id, _)| id)
+                .collect();
+            serde_json::to_vec(&ids).unwrap_or_else(|_| b"[]".to_vec())
+        });
     }
 }
 

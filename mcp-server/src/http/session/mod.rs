@@ -271,6 +271,13 @@ impl Session {
             state.next_stream += 1;
             state.next_stream
         };
+        // Shared sessions: stream ids are unique across replicas (this process's tag above
+        // the count), so a stream resumed on another replica is found in the store by its id.
+        let id = if self.events.get().is_some() {
+            replica_stream_tag() | (id & u64::from(u32::MAX))
+        } else {
+            id
+        };
         let stream = Stream::new(id, pending, self.replay, Mode::Undecided);
         Arc::new(if self.kind == SessionKind::Modern {
             stream.without_event_ids()
@@ -395,6 +402,19 @@ impl Session {
             stream.finish();
         }
     }
+}
+
+/// This process's tag in the high 32 bits of its POST stream ids on shared sessions: random,
+/// never zero (stream 0 is the standalone stream).
+pub(super) fn replica_stream_tag() -> u64 {
+    static TAG: OnceLock<u64> = OnceLock::new();
+    *TAG.get_or_init(|| {
+        let random = new_session_id()
+            .ok()
+            .and_then(|id| u32::from_str_radix(id.get(..8)?, 16).ok())
+            .unwrap_or_else(std::process::id);
+        u64::from(random.max(1)) << 32
+    })
 }
 
 /// Keeps a session counted as attached (never idle-expired) while it lives.

@@ -3,18 +3,26 @@
 //! client's GET connection follows the store into its local [`Stream`] under the store's
 //! sequence numbers, so event ids mean the same on every replica. Client messages that belong
 //! to another replica (answers to its requests) are told apart here, for the relay.
+//!
+//! A POST's response stream that speaks SSE goes to the store too (same writer, so in order):
+//! opened with its request ids, each event, then closed with the answer. A GET resuming such a
+//! stream on another replica adopts it: the stored events are replayed and followed until the
+//! stream is done, or until the replica running its requests is found gone, when the adopting
+//! replica stores (and sends) a JSON-RPC error for each of them and ends the stream.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use mcp_proto::jsonrpc::{Incoming, Message, RequestId};
+use bytes::Bytes;
+use mcp_proto::jsonrpc::{error_codes, Incoming, Message, RequestId};
 use mcp_proto::schema::{Cancelled, CancelledParams, NotificationType};
 use mcp_proto::sync::lock;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
-use super::{Session, STANDALONE};
-use crate::event_store::{EventLimits, EventStore, EventStoreError};
+use super::stream::Mode;
+use super::{Session, Stream, STANDALONE};
+use crate::event_store::{EventLimits, EventStore, EventStoreError, LostRequests, StreamState};
 
 /// Messages waiting for the writer; more are dropped with a warning (bounded).
 const OUT_QUEUE: usize = 256;
@@ -23,41 +31,98 @@ const OUT_QUEUE: usize = 256;
 const FOLLOW_POLL: Duration = Duration::from_millis(250);
 /// A follower with no reader for this many rounds stops.
 const IDLE_ROUNDS: u32 = 8;
+/// How often, and how long apart, a GET looks for a POST stream of another replica that the
+/// store does not know yet (its replica records it just after sending the first event).
+const ADOPT_ATTEMPTS: u32 = 20;
+const ADOPT_WAIT: Duration = Duration::from_millis(100);
 
-/// The shared side of one session's standalone stream.
+/// What the writer of a session does, in order.
+enum Write {
+    /// Appends a message to a stream (the standalone one, or a POST's).
+    Append(u64, Vec<u8>),
+    /// Records a POST stream as running here, with its request ids (JSON); then fires.
+    Open(u64, Vec<u8>, Option<oneshot::Sender<()>>),
+    /// Records a POST stream as answered.
+    Close(u64),
+}
+
+/// The shared side of one session's streams.
 pub(crate) struct SharedEvents {
     store: Arc<dyn EventStore>,
-    out: mpsc::Sender<Vec<u8>>,
+    limits: EventLimits,
+    out: mpsc::Sender<Write>,
     following: AtomicBool,
 }
 
 impl SharedEvents {
     /// Starts the writer of session `id` (a task that ends with the session).
     pub(super) fn start(id: &str, store: Arc<dyn EventStore>, limits: EventLimits) -> Self {
-        let (out, mut pending) = mpsc::channel::<Vec<u8>>(OUT_QUEUE);
+        let (out, mut pending) = mpsc::channel::<Write>(OUT_QUEUE);
         let writer_store = store.clone();
         let session = id.to_owned();
         tokio::spawn(async move {
-            while let Some(json) = pending.recv().await {
-                if let Err(e) = writer_store
-                    .append(&session, STANDALONE, &json, limits)
-                    .await
-                {
-                    tracing::warn!(session = %session, "a standalone-stream message was lost: {e}");
+            while let Some(mut write) = pending.recv().await {
+                let (stream, done) = match &mut write {
+                    Write::Append(stream, json) => (
+                        *stream,
+                        writer_store
+                            .append(&session, *stream, json, limits)
+                            .await
+                            .map(drop),
+                    ),
+                    Write::Open(stream, ids, recorded) => {
+                        let done = writer_store
+                            .open_stream(&session, *stream, ids, limits)
+                            .await;
+                        if let Some(recorded) = recorded.take() {
+                            let _ = recorded.send(());
+                        }
+                        (*stream, done)
+                    }
+                    Write::Close(stream) => (
+                        *stream,
+                        writer_store.close_stream(&session, *stream, limits).await,
+                    ),
+                };
+                if let Err(e) = done {
+                    tracing::warn!(session = %session, stream, "a stream event was lost: {e}");
                 }
             }
         });
         SharedEvents {
             store,
+            limits,
             out,
             following: AtomicBool::new(false),
         }
     }
 
+    fn write(&self, write: Write) {
+        if let Err(e) = self.out.try_send(write) {
+            tracing::warn!("a stream event was dropped: {e}");
+        }
+    }
+
     /// Hands a message for the standalone stream to the writer.
     pub(super) fn send(&self, json: Vec<u8>) {
-        if let Err(e) = self.out.try_send(json) {
-            tracing::warn!("a standalone-stream message was dropped: {e}");
+        self.write(Write::Append(STANDALONE, json));
+    }
+
+    /// Hands an event of POST stream `stream` to the writer, recording the stream first (with
+    /// the ids of the requests it answers) when it is the first one.
+    pub(super) fn send_post(
+        &self,
+        stream: &Stream,
+        json: &[u8],
+        recorded: Option<oneshot::Sender<()>>,
+        requests: impl FnOnce() -> Vec<u8>,
+    ) {
+        if stream.share() {
+            self.write(Write::Open(stream.id(), requests(), recorded));
+        }
+        self.write(Write::Append(stream.id(), json.to_vec()));
+        if stream.is_done() {
+            self.write(Write::Close(stream.id()));
         }
     }
 }
@@ -99,6 +164,169 @@ impl Session {
         }
         Ok(())
     }
+}
+
+impl Session {
+    /// Makes POST stream `id`, kept in the shared store by whichever replica ran it, resumable
+    /// here after event `after`: a local stream fed from the store. `None` when the store knows
+    /// no such stream (or the session has no shared store).
+    pub(crate) async fn adopt_stream(
+        self: &Arc<Self>,
+        id: u64,
+        after: u64,
+    ) -> Result<Option<Arc<Stream>>, EventStoreError> {
+        let Some(events) = self.events.get() else {
+            return Ok(None);
+        };
+        if id == STANDALONE {
+            return Ok(None);
+        }
+        // The client may have its first event before the replica running the request has
+        // recorded the stream (its writer stores after sending): a stream of another replica
+        // (another tag) is waited for a little.
+        let foreign = id >> 32 != super::replica_stream_tag() >> 32;
+        let mut status = None;
+        for attempt in 0..ADOPT_ATTEMPTS {
+            status = events.store.stream_status(&self.id, id).await?;
+            if status.is_some() || !foreign {
+                break;
+            }
+            if attempt + 1 < ADOPT_ATTEMPTS {
+                tokio::time::sleep(ADOPT_WAIT).await;
+            }
+        }
+        let Some(status) = status else {
+            return Ok(None);
+        };
+        let stream = Arc::new(Stream::new(id, 0, self.replay, Mode::Sse));
+        stream.skip_to(after);
+        {
+            let mut state = lock(&self.state);
+            if state.closed {
+                return Ok(None);
+            }
+            if let Some(held) = state.streams.get(&id) {
+                return Ok(Some(held.clone()));
+            }
+            self.retain(&mut state, &stream);
+        }
+        tokio::spawn(follow_post(
+            Arc::downgrade(self),
+            events.store.clone(),
+            events.limits,
+            stream.clone(),
+            status.requests,
+        ));
+        Ok(Some(stream))
+    }
+}
+
+/// Feeds an adopted POST stream from the store until it is done; ends it with an error for
+/// each of its requests when the replica running them is gone. Stops (and lets the session
+/// forget the stream, so a later GET adopts it again) when nobody has read it for a while.
+async fn follow_post(
+    session: Weak<Session>,
+    store: Arc<dyn EventStore>,
+    limits: EventLimits,
+    stream: Arc<Stream>,
+    requests: Bytes,
+) {
+    let Some(id) = session.upgrade().map(|s| s.id.clone()) else {
+        return;
+    };
+    let watch = store.watch(&id, stream.id());
+    let mut idle = 0;
+    // Set once the stream is done: what ended it, if its replica died.
+    let mut last_round: Option<Option<LostRequests>> = None;
+    loop {
+        match store.read_after(&id, stream.id(), stream.last_seq()).await {
+            Ok(page) => {
+                for (seq, data) in &page.events {
+                    stream.push_sequenced(*seq, data);
+                }
+            }
+            Err(e) => tracing::warn!(session = %id, "cannot read a resumed stream: {e}"),
+        }
+        let Some(s) = session.upgrade() else {
+            stream.finish();
+            return;
+        };
+        if let Some(lost) = last_round {
+            // Ended for a dead replica before this client saw the errors: they come again
+            // (their stored numbers may be below the client's, see `LostRequests`).
+            if let Some(lost) = lost.filter(|lost| stream.last_seq() < lost.at) {
+                let errors: Vec<serde_json::Value> =
+                    serde_json::from_slice(&lost.errors).unwrap_or_default();
+                for error in errors {
+                    stream.push_event(None, error.to_string().as_bytes(), true);
+                }
+            }
+            stream.finish();
+            return;
+        }
+        idle = if stream.has_reader() { 0 } else { idle + 1 };
+        if idle > IDLE_ROUNDS {
+            s.forget_stream(stream.id());
+            return;
+        }
+        drop(s);
+        match store.stream_status(&id, stream.id()).await {
+            Ok(Some(status)) if status.state == StreamState::Done => {
+                last_round = Some(status.lost);
+                continue;
+            }
+            Ok(Some(status)) if status.state == StreamState::Orphaned => {
+                // Sent here after whatever the client saw (its last events may have died with
+                // the replica before they were stored), and stored for later resumptions.
+                let errors = lost_requests(&requests);
+                let lost = LostRequests {
+                    at: stream.last_seq() + 1,
+                    errors: Bytes::from(format!(
+                        "[{}]",
+                        errors
+                            .iter()
+                            .map(|e| String::from_utf8_lossy(e))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )),
+                };
+                for error in &errors {
+                    stream.push_event(None, error, true);
+                    if let Err(e) = store.append(&id, stream.id(), error, limits).await {
+                        tracing::warn!(session = %id, "cannot store a lost request's error: {e}");
+                    }
+                }
+                if let Err(e) = store.orphan_stream(&id, stream.id(), &lost, limits).await {
+                    tracing::warn!(session = %id, "cannot close a resumed stream: {e}");
+                }
+                stream.finish();
+                return;
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(session = %id, "cannot read a stream's status: {e}"),
+        }
+        let _ = tokio::time::timeout(FOLLOW_POLL, watch.changed()).await;
+    }
+}
+
+/// The JSON-RPC errors that tell the client its requests (`requests`: their ids as a JSON
+/// array) died with the replica running them.
+fn lost_requests(requests: &[u8]) -> Vec<Vec<u8>> {
+    let ids: Vec<RequestId> = serde_json::from_slice(requests).unwrap_or_default();
+    ids.into_iter()
+        .map(|id| {
+            let message = format!(
+                "Request {id} was lost: the server process handling it stopped before it \
+                 answered (it may or may not have run)"
+            );
+            let error = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": {"code": error_codes::INTERNAL_ERROR, "message": message}
+            });
+            error.to_string().into_bytes()
+        })
+        .collect()
 }
 
 /// Copies new events of the session's standalone stream from the store into the local stream
@@ -163,5 +391,29 @@ impl Session {
         if self.handles_here(&frame) && !self.is_closed() {
             let _ = self.push(Ok(frame), &[], None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_request_gets_an_internal_error_naming_it() {
+        let errors = lost_requests(br#"[8, "call-2"]"#);
+        let parsed: Vec<serde_json::Value> = errors
+            .iter()
+            .map(|e| serde_json::from_slice(e).expect("JSON"))
+            .collect();
+        assert_eq!(parsed.len(), 2);
+        assert_eq!(parsed[0]["id"], 8);
+        assert_eq!(parsed[1]["id"], "call-2");
+        for error in &parsed {
+            assert_eq!(error["jsonrpc"], "2.0");
+            assert_eq!(error["error"]["code"], error_codes::INTERNAL_ERROR);
+            let message = error["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("stopped before it answered"), "{message}");
+        }
+        assert!(lost_requests(b"not json").is_empty());
     }
 }

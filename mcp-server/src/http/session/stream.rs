@@ -53,6 +53,11 @@ struct StreamInner {
     event_ids: bool,
     /// No more events will come.
     done: bool,
+    /// Recorded in the shared event store (a POST stream of a shared session).
+    shared: bool,
+    /// Fires once the shared store has recorded the stream: its POST's SSE response waits for
+    /// it, so no client holds an event id of a stream another replica cannot find.
+    recorded: Option<tokio::sync::oneshot::Receiver<()>>,
     /// The generation of the connection currently reading, if any.
     live: Option<u64>,
     generation: u64,
@@ -83,6 +88,8 @@ impl Stream {
                 batch: false,
                 event_ids: true,
                 done: false,
+                shared: false,
+                recorded: None,
                 live: None,
                 generation: 0,
                 waker: None,
@@ -112,6 +119,36 @@ impl Stream {
 
     pub(super) fn is_done(&self) -> bool {
         lock(&self.inner).done
+    }
+
+    /// Whether the stream answers with SSE (not a plain JSON body, not yet undecided).
+    pub(super) fn is_sse(&self) -> bool {
+        matches!(lock(&self.inner).mode, Mode::Sse)
+    }
+
+    /// Marks the stream as kept in the shared event store; true the first time only.
+    pub(super) fn share(&self) -> bool {
+        !std::mem::replace(&mut lock(&self.inner).shared, true)
+    }
+
+    /// Before the first event of a stream to be kept in the shared store: what fires once the
+    /// store has recorded it (the receiving end stays here for the POST's response).
+    pub(super) fn gate(&self) -> Option<tokio::sync::oneshot::Sender<()>> {
+        let mut inner = lock(&self.inner);
+        if inner.shared || inner.recorded.is_some() {
+            return None;
+        }
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        inner.recorded = Some(rx);
+        Some(tx)
+    }
+
+    /// Waits (at most `bound`) until the shared store has recorded the stream, if it is to.
+    pub(crate) async fn recorded(&self, bound: std::time::Duration) {
+        let recorded = lock(&self.inner).recorded.take();
+        if let Some(recorded) = recorded {
+            let _ = tokio::time::timeout(bound, recorded).await;
+        }
     }
 
     /// Ends the stream: readers finish after what is buffered.
