@@ -22,7 +22,9 @@ use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
-use serde::Deserialize;
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::error::ServerError;
@@ -55,8 +57,8 @@ pub(crate) struct ParamsRead<'a> {
     pub(crate) task: Option<&'a str>,
     /// `inputResponses` or `requestState` is present: a retried request that asked for input.
     pub(crate) resumes: bool,
-    /// `_meta`, an object.
-    pub(crate) meta: Option<&'a str>,
+    /// `_meta` is there (and is an object).
+    pub(crate) has_meta: bool,
     pub(crate) protocol_version: Option<&'a str>,
     pub(crate) capabilities: Option<&'a str>,
     pub(crate) client_info: Option<&'a str>,
@@ -81,7 +83,26 @@ struct TopFields<'a> {
     #[serde(borrow, default, rename = "requestState")]
     request_state: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta")]
-    meta: Option<&'a RawValue>,
+    meta: Option<MetaObject<'a>>,
+}
+
+/// `_meta`'s keys, read in the same pass as the params (an object, never an array).
+struct MetaObject<'a>(MetaFields<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaObject<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Object<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Object<'a> {
+            type Value = MetaObject<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                MetaFields::deserialize(MapAccessDeserializer::new(map)).map(MetaObject)
+            }
+        }
+        deserializer.deserialize_map(Object(std::marker::PhantomData))
+    }
 }
 
 /// The keys of `_meta` the server reads; others are skipped.
@@ -98,8 +119,8 @@ struct MetaFields<'a> {
 }
 
 impl<'a> ParamsRead<'a> {
-    /// Reads `params` (the text of a JSON object): `None` when it is not an object, or `_meta`
-    /// is there but not an object.
+    /// Reads `params` (the text of a JSON object) in one pass: `None` when it is not an
+    /// object, or `_meta` is there but not an object.
     pub(crate) fn of(params: &'a str) -> Option<Self> {
         let top = jsonrpc::from_object::<TopFields<'a>>(params).ok()?;
         let raw = |field: Option<&'a RawValue>| field.map(RawValue::get);
@@ -110,15 +131,14 @@ impl<'a> ParamsRead<'a> {
             arguments: raw(top.arguments),
             task: raw(top.task),
             resumes: top.input_responses.is_some() || top.request_state.is_some(),
-            meta: raw(top.meta),
+            has_meta: top.meta.is_some(),
             ..ParamsRead::default()
         };
-        if let Some(meta) = read.meta {
-            let fields = jsonrpc::from_object::<MetaFields<'a>>(meta).ok()?;
-            read.protocol_version = raw(fields.protocol_version);
-            read.capabilities = raw(fields.capabilities);
-            read.client_info = raw(fields.client_info);
-            read.log_level = raw(fields.log_level);
+        if let Some(MetaObject(meta)) = top.meta {
+            read.protocol_version = raw(meta.protocol_version);
+            read.capabilities = raw(meta.capabilities);
+            read.client_info = raw(meta.client_info);
+            read.log_level = raw(meta.log_level);
         }
         Some(read)
     }
@@ -132,14 +152,13 @@ impl<'a> ParamsRead<'a> {
         }
     }
 
-    fn fields(&self) -> [Option<&'a str>; 10] {
+    fn fields(&self) -> [Option<&'a str>; 9] {
         [
             self.name,
             self.uri,
             self.task_id,
             self.arguments,
             self.task,
-            self.meta,
             self.protocol_version,
             self.capabilities,
             self.client_info,
@@ -162,8 +181,9 @@ pub(crate) fn text(raw: &str) -> Option<Cow<'_, str>> {
 pub(crate) struct PreRead {
     /// The address and length of the params text: a read of other params is never used.
     source: (usize, usize),
-    spans: [Option<(usize, usize)>; 10],
+    spans: [Option<(usize, usize)>; 9],
     resumes: bool,
+    has_meta: bool,
 }
 
 tokio::task_local! {
@@ -182,6 +202,7 @@ impl PreRead {
             source: (base, params.len()),
             spans,
             resumes: read.resumes,
+            has_meta: read.has_meta,
         }
     }
 
@@ -190,13 +211,13 @@ impl PreRead {
         if self.source != (params.as_ptr() as usize, params.len()) {
             return None;
         }
-        let mut fields = [None; 10];
+        let mut fields = [None; 9];
         for (field, span) in fields.iter_mut().zip(self.spans) {
             if let Some((start, len)) = span {
                 *field = Some(params.get(start..start.checked_add(len)?)?);
             }
         }
-        let [name, uri, task_id, arguments, task, meta, protocol_version, capabilities, client_info, log_level] =
+        let [name, uri, task_id, arguments, task, protocol_version, capabilities, client_info, log_level] =
             fields;
         Some(ParamsRead {
             name,
@@ -205,7 +226,7 @@ impl PreRead {
             arguments,
             task,
             resumes: self.resumes,
-            meta,
+            has_meta: self.has_meta,
             protocol_version,
             capabilities,
             client_info,

@@ -54,21 +54,23 @@ fn raw_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Erro
 }
 
 impl<'a> CallParams<'a> {
-    /// The call that params already read make; `None` when they make none (no name, or a
-    /// field of the wrong type).
-    fn from_read(read: &ParamsRead<'a>) -> Option<Self> {
-        Some(CallParams {
+    /// The call that params already read make, and whether they have a `_meta` (an object;
+    /// its text is not kept); `None` when they make none (no name, or a field of the wrong
+    /// type).
+    fn from_read(read: &ParamsRead<'a>) -> Option<(Self, bool)> {
+        let call = CallParams {
             name: json_text(read.name?)?,
             arguments: match read.arguments {
                 Some(text) => Some(serde_json::from_str::<&RawValue>(text).ok()?),
                 None => None,
             },
-            meta: read.meta,
+            meta: None,
             task: match read.task {
                 Some(text) => Some(serde_json::from_str(text).ok()?),
                 None => None,
             },
-        })
+        };
+        Some((call, read.has_meta))
     }
 }
 
@@ -177,15 +179,30 @@ impl ToolService {
         version: ProtocolVersion,
         head: Option<&ResultHead<'_>>,
     ) -> Result<RawJson, ServerError> {
+        let raw = params.map_or("{}", |p| p.get());
         // The params as already read (a 2026-07-28 request), else read here; a read that does
         // not make a call is read again here, for the error that says why.
-        let p = match read.and_then(CallParams::from_read) {
-            Some(p) => p,
+        let (p, meta) = match read.and_then(CallParams::from_read) {
+            Some((p, has_meta)) => {
+                // `_meta` stays in the params, read from there only if a handler asks for it.
+                let meta = match has_meta {
+                    true => MetaSource::InParams(raw),
+                    false => MetaSource::Absent,
+                };
+                (p, meta)
+            }
             None => {
-                let raw = params.map_or("{}", |p| p.get());
-                jsonrpc::from_object::<CallParams<'_>>(raw).map_err(|e| {
+                let p = jsonrpc::from_object::<CallParams<'_>>(raw).map_err(|e| {
                     ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
-                })?
+                })?;
+                // `_meta` belongs to the request, not to the arguments: a bad one is bad params.
+                if p.meta.is_some_and(|meta| !meta.starts_with('{')) {
+                    return Err(ServerError::InvalidParams(
+                        "Invalid params for tools/call: _meta must be a JSON object".into(),
+                    ));
+                }
+                let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+                (p, meta)
             }
         };
         let entry = read_table(&self.entries)
@@ -196,14 +213,6 @@ impl ToolService {
             Some(arguments) => arguments,
             None => no_arguments(),
         };
-        // `_meta` belongs to the request, not to the arguments: a bad one is bad params.
-        let meta = p.meta;
-        if meta.is_some_and(|meta| !meta.starts_with('{')) {
-            return Err(ServerError::InvalidParams(
-                "Invalid params for tools/call: _meta must be a JSON object".into(),
-            ));
-        }
-        let meta = meta.map_or(MetaSource::Absent, MetaSource::Raw);
         let support = entry.task_support();
         let mode = match (support, &p.task) {
             (TaskSupport::Forbidden, None) => CallMode::Direct,
