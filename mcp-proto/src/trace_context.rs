@@ -9,7 +9,7 @@ use std::collections::hash_map::RandomState;
 use std::future::Future;
 use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use crate::jsonrpc::{self, RawJson};
 
@@ -147,7 +147,10 @@ impl TraceContext {
             tracestate: Option<String>,
         }
         let raw = params?.get();
-        memchr::memmem::find(raw.as_bytes(), TRACEPARENT.as_bytes())?;
+        // Built once: building a searcher costs more than a search of a small request.
+        static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+            LazyLock::new(|| memchr::memmem::Finder::new(TRACEPARENT));
+        KEY.find(raw.as_bytes())?;
         let meta = jsonrpc::from_object::<Params>(raw).ok()?.meta?;
         Self::parse(meta.traceparent.as_deref()?, meta.tracestate.as_deref())
     }

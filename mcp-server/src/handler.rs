@@ -40,8 +40,11 @@ pub struct Meta(pub JsonObject);
 pub(crate) enum MetaSource<'a> {
     /// No `_meta` in the request.
     Absent,
-    /// The raw JSON of `_meta`, parsed only if a handler asks for it.
-    Raw(&'a RawValue),
+    /// The raw JSON text of `_meta`, parsed only if a handler asks for it.
+    Raw(&'a str),
+    /// The raw JSON text of params that have a `_meta` (an object), read from them only if a
+    /// handler asks for it.
+    InParams(&'a str),
     /// `_meta` as the params parser already read it.
     Parsed(&'a JsonObject),
 }
@@ -109,7 +112,17 @@ impl<S, I: ?Sized> FromCall<S, I> for Meta {
         match call.meta {
             MetaSource::Absent => Ok(Meta::default()),
             MetaSource::Parsed(meta) => Ok(Meta(meta.clone())),
-            MetaSource::Raw(raw) => jsonrpc::from_object(raw.get())
+            MetaSource::InParams(params) => {
+                #[derive(serde::Deserialize)]
+                struct Params {
+                    #[serde(rename = "_meta", default)]
+                    meta: JsonObject,
+                }
+                jsonrpc::from_object::<Params>(params)
+                    .map(|p| Meta(p.meta))
+                    .map_err(|e| Rejection(format!("invalid _meta: {e}")))
+            }
+            MetaSource::Raw(raw) => jsonrpc::from_object(raw)
                 .map(Meta)
                 .map_err(|e| Rejection(format!("invalid _meta: {e}"))),
         }

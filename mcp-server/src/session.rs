@@ -400,7 +400,7 @@ impl Session {
             | Method::Discover
             | Method::Listen
             | Method::Task(_) => Ok(jsonrpc::empty_object()),
-            Method::CallTool => offers.tools.call(params, ctx(), version, None).await,
+            Method::CallTool => offers.tools.call(params, None, ctx(), version, None).await,
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
             Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),

@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::{RawClient, WAIT};
 use mcp_server::schema::{CacheScope, ElicitParams};
 use mcp_server::{
-    Context, LoggingLevel, Prompt, PromptArguments, Resource, ResourceRequest, Server, Tool,
+    Context, LoggingLevel, Meta, Prompt, PromptArguments, Resource, ResourceRequest, Server, Tool,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -150,6 +150,26 @@ async fn discover_and_modern_results() {
         call["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         json!("modern-test-server")
     );
+}
+
+/// A tool reads the request's whole `_meta` in this era too (the server reads only its own keys
+/// up front and leaves the rest in the params until a handler asks).
+#[tokio::test]
+async fn a_tool_reads_the_request_meta() {
+    let server = Server::builder("meta-echo", "1")
+        .tool(
+            Tool::new("meta", "Echoes _meta").input_schema(json!({"type": "object"})),
+            |Meta(meta): Meta| async move { Value::Object(meta).to_string() },
+        )
+        .build();
+    let mut client = RawClient::connect(&server);
+    let mut params = modern(json!({"name": "meta", "arguments": {}}), json!({}));
+    params["_meta"]["vendor.example/key"] = json!({"a": [1, "b\"c"]});
+    let call = client.call("tools/call", params.clone()).await;
+    let text = call["content"][0]["text"].as_str().unwrap_or_default();
+    let echoed: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {call}"));
+    assert_eq!(echoed, params["_meta"]);
+    assert_eq!(call["resultType"], json!("complete"));
 }
 
 #[tokio::test]

@@ -1,7 +1,7 @@
 //! What a handler gets with each incoming request: its id, its progress token, its
 //! cancellation signal, and a way to talk back to the other side on the request's behalf.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
@@ -51,7 +51,10 @@ struct ProgressMeta {
 /// Reads `_meta.progressToken` from raw params. Params without the word are not parsed at all.
 pub(crate) fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
     let raw = params?.get();
-    memchr::memmem::find(raw.as_bytes(), b"progressToken")?;
+    // Built once: building a searcher costs more than a search of a small request.
+    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+    KEY.find(raw.as_bytes())?;
     jsonrpc::from_object::<MetaOnly>(raw)
         .ok()?
         .meta?

@@ -20,7 +20,6 @@ use hyper::{HeaderMap, Response, StatusCode};
 use mcp_proto::jsonrpc::{error_codes, ErrorObject, Incoming as Frame, Message, RequestId};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::version::ProtocolVersion;
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::body::{self, ResponseBody};
@@ -29,6 +28,7 @@ use super::session::{Session, SessionKind};
 use super::streamable::{deliver, Shape, PROTOCOL_VERSION};
 use super::App;
 use crate::auth::AuthIdentity;
+use crate::modern::{json_text, ParamsRead, PreRead};
 
 /// The session that serves one HTTP connection's 2026-07-28 POSTs, made at the first one and
 /// closed with the connection.
@@ -77,70 +77,28 @@ pub(crate) fn is_modern(headers: &HeaderMap, frame: &Frame) -> bool {
         return true;
     }
     match frame {
-        Frame::Single(Message::Request(r)) => ParamsView::of(r.params.as_deref()).is_modern(),
-        Frame::Single(Message::Notification(n)) => ParamsView::of(n.params.as_deref()).is_modern(),
+        Frame::Single(Message::Request(r)) => names_version(r.params.as_deref()),
+        Frame::Single(Message::Notification(n)) => names_version(n.params.as_deref()),
         _ => false,
     }
 }
 
-/// The fields of a request's params the transport checks, borrowed; the rest is skipped. Read
-/// in one pass, `_meta` included.
-#[derive(Default, Deserialize)]
-struct ParamsView<'a> {
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
-    /// The task of `tasks/get`, `tasks/update` and `tasks/cancel` (the tasks extension).
-    #[serde(borrow, default, rename = "taskId")]
-    task_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "_meta")]
-    meta: Option<MetaView<'a>>,
+/// The read of `params` the transport checks (empty when they are absent, not an object, or
+/// `_meta` is not an object), the same the core reads `_meta` and the method's fields from.
+fn read_params(params: Option<&RawValue>) -> ParamsRead<'_> {
+    params
+        .and_then(|p| ParamsRead::of(p.get()))
+        .unwrap_or_default()
 }
 
-/// The one `_meta` key the transport reads, raw so that a value that is not a string is told
-/// apart from a missing one.
-#[derive(Default, Deserialize)]
-struct MetaView<'a> {
-    #[serde(borrow, default, rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: Option<&'a RawValue>,
+/// True when the params name a protocol version in `_meta` (of any type).
+fn names_version(params: Option<&RawValue>) -> bool {
+    read_params(params).protocol_version.is_some()
 }
 
-impl<'a> ParamsView<'a> {
-    /// The view of `params`; empty when they are absent, not an object, or `_meta` is not an
-    /// object.
-    fn of(params: Option<&'a RawValue>) -> Self {
-        params
-            .filter(|p| p.get().starts_with('{'))
-            .and_then(|p| serde_json::from_str(p.get()).ok())
-            .unwrap_or_default()
-    }
-
-    /// `_meta`'s protocol version: `Ok(None)` when `_meta` has none, `Err` when it is not a
-    /// string.
-    fn protocol_version(&self) -> Result<Option<Cow<'a, str>>, ()> {
-        match self.meta.as_ref().and_then(|m| m.protocol_version) {
-            None => Ok(None),
-            // Borrowed unless it has escapes.
-            Some(raw) => match serde_json::from_str::<&'a str>(raw.get()) {
-                Ok(text) => Ok(Some(Cow::Borrowed(text))),
-                Err(_) => serde_json::from_str::<String>(raw.get())
-                    .map(|text| Some(Cow::Owned(text)))
-                    .map_err(|_| ()),
-            },
-        }
-    }
-
-    fn is_modern(&self) -> bool {
-        !matches!(self.protocol_version(), Ok(None))
-    }
-
-    /// A string field as text.
-    fn text(field: Option<&'a RawValue>) -> Option<Cow<'a, str>> {
-        field.and_then(|raw| serde_json::from_str(raw.get()).ok())
-    }
+/// A string field as text.
+fn field_text(field: Option<&str>) -> Option<Cow<'_, str>> {
+    field.and_then(json_text)
 }
 
 /// A refusal as a JSON-RPC error for the request `id` (none for a notification).
@@ -205,25 +163,32 @@ pub(crate) async fn post(
             )
         }
     };
-    if let Err(error) = check_headers(app, headers, id.is_some(), method, params) {
+    let read = params.and_then(|p| Some((p.get(), ParamsRead::of(p.get())?)));
+    let view = read.map(|(_, read)| read).unwrap_or_default();
+    if let Err(error) = check_headers(app, headers, id.is_some(), method, &view) {
         return body::message_response(
             StatusCode::BAD_REQUEST,
             &Message::error(id.cloned(), error),
         );
     }
+    // The core reads `_meta` and the method's fields from this same read.
+    let pre_read = read.map(|(text, read)| PreRead::new(text, &read));
     let session = connection.get(app);
     // One request at a time per connection: the session serves this request's principal.
     session.identity().set(identity);
     let shape = Shape::single(id.cloned());
     // A client that goes away before the answer closes the session, cancelling the request.
-    let outcome = deliver(
+    let delivered = deliver(
         app,
         &session,
         Frame::Single(message),
         shape,
         ProtocolVersion::V2026_07_28,
-    )
-    .await;
+    );
+    let outcome = match pre_read {
+        Some(pre_read) => pre_read.scope(delivered).await,
+        None => delivered.await,
+    };
     let mut response = outcome.response;
     if response.status() == StatusCode::OK {
         *response.status_mut() = status_of(outcome.error_code);
@@ -240,9 +205,8 @@ fn check_headers(
     headers: &HeaderMap,
     is_request: bool,
     method: &str,
-    params: Option<&RawValue>,
+    view: &ParamsRead<'_>,
 ) -> Result<(), ErrorObject> {
-    let view = ParamsView::of(params);
     let body_version = match view.protocol_version() {
         Ok(v) => v,
         Err(()) => {
@@ -287,10 +251,10 @@ fn check_headers(
         return Ok(());
     }
     let named = match method {
-        "tools/call" | "prompts/get" => ParamsView::text(view.name),
-        "resources/read" => ParamsView::text(view.uri),
+        "tools/call" | "prompts/get" => field_text(view.name),
+        "resources/read" => field_text(view.uri),
         // SEP-2663: task requests name their task for routing intermediaries.
-        "tasks/get" | "tasks/update" | "tasks/cancel" => ParamsView::text(view.task_id),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => field_text(view.task_id),
         _ => return Ok(()),
     };
     // A missing name is bad params, which the server reports itself.
@@ -301,7 +265,7 @@ fn check_headers(
         if !annotated.is_empty() {
             let arguments = view
                 .arguments
-                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok());
+                .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw).ok());
             mirrored_headers::check_tool_params(headers, &annotated, arguments.as_ref())
                 .map_err(mismatch)?;
         }
@@ -318,7 +282,7 @@ mod tests {
             &serde_json::from_str::<serde_json::Value>(json).expect("json"),
         )
         .expect("raw");
-        ParamsView::of(Some(&raw))
+        read_params(Some(&raw))
             .protocol_version()
             .ok()
             .flatten()
@@ -346,7 +310,7 @@ mod tests {
             r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}"#.into(),
         )
         .expect("raw");
-        assert!(ParamsView::of(Some(&number)).protocol_version().is_err());
+        assert!(read_params(Some(&number)).protocol_version().is_err());
     }
 
     #[test]

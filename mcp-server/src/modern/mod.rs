@@ -32,7 +32,9 @@ pub(crate) use result::ResultHead;
 
 pub(crate) use input::InputRound;
 pub(crate) use listen::{ListenEvent, Listeners};
-pub(crate) use request_meta::{request_meta, ModernMeta, NegotiatedCache};
+pub(crate) use request_meta::{
+    request_meta, text as json_text, ModernMeta, NegotiatedCache, ParamsRead, PreRead,
+};
 pub(crate) use sealed_state::SealKey;
 
 use crate::auth::AuthIdentity;
@@ -118,7 +120,12 @@ pub(crate) async fn serve(
     }
     let round = match method {
         Method::CallTool | Method::GetPrompt | Method::ReadResource => {
-            Some(Arc::new(InputRound::new(resumed_answers(server, request)?)))
+            let answers = if meta.read.resumes {
+                resumed_answers(server, request)?
+            } else {
+                InputResponses::new()
+            };
+            Some(Arc::new(InputRound::new(answers)))
         }
         _ => None,
     };
@@ -132,7 +139,13 @@ pub(crate) async fn serve(
     let work = async {
         match method {
             // Serialized complete, head included, in one pass.
-            Method::CallTool => offers.tools.call(params, ctx, version, Some(&head)).await,
+            Method::CallTool => {
+                let read = Some(&meta.read);
+                offers
+                    .tools
+                    .call(params, read, ctx, version, Some(&head))
+                    .await
+            }
             Method::ListTools => offers.tools.list(params, page_size),
             Method::ListResources => offers.resources.list(params, ctx, page_size).await,
             Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),
@@ -199,16 +212,12 @@ fn request_target(request: &Request) -> Result<String, ServerError> {
     Ok(t.name.or(t.uri).unwrap_or_default())
 }
 
-/// The answers a retried request brings: those sealed in its `requestState` (checked) and its
-/// `inputResponses`.
+/// The answers a retried request brings (one whose params carry `inputResponses` or
+/// `requestState`): those sealed in its `requestState` (checked) and its `inputResponses`.
 fn resumed_answers(server: &Server, request: &Request) -> Result<InputResponses, ServerError> {
     let Some(params) = request.params.as_ref() else {
         return Ok(InputResponses::new());
     };
-    let text = params.get();
-    if !text.contains("\"inputResponses\"") && !text.contains("\"requestState\"") {
-        return Ok(InputResponses::new());
-    }
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct Resumption {

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::ProtocolVersion;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use super::{list_page, listing, read_table, write_table};
@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
 use crate::http::{tool_header_params, ToolHeaderParam};
-use crate::modern::ResultHead;
+use crate::modern::{json_text, ParamsRead, ResultHead};
 use crate::tasks::{self, CallMode, TaskSlot};
 use crate::tool::{IntoToolResult, Tool, ToolEntry, ToolOutput};
 use mcp_proto::schema::{ClientCapabilities, TaskMetadata, TaskSupport};
@@ -40,11 +40,38 @@ struct CallParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "_meta")]
-    meta: Option<&'a RawValue>,
+    /// `_meta`'s raw JSON text.
+    #[serde(borrow, default, rename = "_meta", deserialize_with = "raw_text")]
+    meta: Option<&'a str>,
     /// Run as a task (2025-11-25).
     #[serde(default)]
     task: Option<TaskMetadata>,
+}
+
+/// A field's raw JSON text (`None` for `null`).
+fn raw_text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de str>, D::Error> {
+    Option::<&'de RawValue>::deserialize(d).map(|raw| raw.map(RawValue::get))
+}
+
+impl<'a> CallParams<'a> {
+    /// The call that params already read make, and whether they have a `_meta` (an object;
+    /// its text is not kept); `None` when they make none (no name, or a field of the wrong
+    /// type).
+    fn from_read(read: &ParamsRead<'a>) -> Option<(Self, bool)> {
+        let call = CallParams {
+            name: json_text(read.name?)?,
+            arguments: match read.arguments {
+                Some(text) => Some(serde_json::from_str::<&RawValue>(text).ok()?),
+                None => None,
+            },
+            meta: None,
+            task: match read.task {
+                Some(text) => Some(serde_json::from_str(text).ok()?),
+                None => None,
+            },
+        };
+        Some((call, read.has_meta))
+    }
 }
 
 /// `{}`: the arguments of a call that sent none.
@@ -147,14 +174,37 @@ impl ToolService {
     pub(crate) async fn call(
         &self,
         params: Option<&RawJson>,
+        read: Option<&ParamsRead<'_>>,
         ctx: Context,
         version: ProtocolVersion,
         head: Option<&ResultHead<'_>>,
     ) -> Result<RawJson, ServerError> {
         let raw = params.map_or("{}", |p| p.get());
-        let p: CallParams<'_> = jsonrpc::from_object(raw).map_err(|e| {
-            ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
-        })?;
+        // The params as already read (a 2026-07-28 request), else read here; a read that does
+        // not make a call is read again here, for the error that says why.
+        let (p, meta) = match read.and_then(CallParams::from_read) {
+            Some((p, has_meta)) => {
+                // `_meta` stays in the params, read from there only if a handler asks for it.
+                let meta = match has_meta {
+                    true => MetaSource::InParams(raw),
+                    false => MetaSource::Absent,
+                };
+                (p, meta)
+            }
+            None => {
+                let p = jsonrpc::from_object::<CallParams<'_>>(raw).map_err(|e| {
+                    ServerError::InvalidParams(format!("Invalid params for tools/call: {e}"))
+                })?;
+                // `_meta` belongs to the request, not to the arguments: a bad one is bad params.
+                if p.meta.is_some_and(|meta| !meta.starts_with('{')) {
+                    return Err(ServerError::InvalidParams(
+                        "Invalid params for tools/call: _meta must be a JSON object".into(),
+                    ));
+                }
+                let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
+                (p, meta)
+            }
+        };
         let entry = read_table(&self.entries)
             .get(p.name.as_ref())
             .cloned()
@@ -163,13 +213,6 @@ impl ToolService {
             Some(arguments) => arguments,
             None => no_arguments(),
         };
-        // `_meta` belongs to the request, not to the arguments: a bad one is bad params.
-        if p.meta.is_some_and(|meta| !meta.get().starts_with('{')) {
-            return Err(ServerError::InvalidParams(
-                "Invalid params for tools/call: _meta must be a JSON object".into(),
-            ));
-        }
-        let meta = p.meta.map_or(MetaSource::Absent, MetaSource::Raw);
         let support = entry.task_support();
         let mode = match (support, &p.task) {
             (TaskSupport::Forbidden, None) => CallMode::Direct,
