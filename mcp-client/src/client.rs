@@ -830,12 +830,12 @@ impl Client {
                 )
             }
         };
-        let mut params = serde_json::Value::Object(original.clone());
+        // The first round sends the params as given; later ones add the answers to them.
+        let mut retry = None;
         for round in 0..=MAX_INPUT_ROUNDS {
-            let with_meta = meta
-                .apply(Some(params))
+            let raw = meta
+                .encode(retry.as_ref().unwrap_or(&original))
                 .map_err(|e| self.encode_error(method, e))?;
-            let raw = jsonrpc::to_raw(&with_meta).map_err(|e| self.encode_error(method, e))?;
             let request = options.to_request_options(self.inner.options.request_timeout);
             let answer = session
                 .peer
@@ -881,9 +881,11 @@ impl Client {
                 .answer(&self.inner.options.callbacks)
                 .await
                 .map_err(input_error)?;
-            params = input
-                .retry_params(&original, &responses)
-                .map_err(|e| self.encode_error(method, e))?;
+            retry = Some(
+                input
+                    .retry_params(&original, &responses)
+                    .map_err(|e| self.encode_error(method, e))?,
+            );
         }
         unreachable!("the loop returns on its last round")
     }

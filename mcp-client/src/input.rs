@@ -90,7 +90,7 @@ impl InputRound {
         &self,
         original: &Map<String, Value>,
         responses: &InputResponses,
-    ) -> Result<Value, String> {
+    ) -> Result<Map<String, Value>, String> {
         let mut params = original.clone();
         params.remove("inputResponses");
         params.remove("requestState");
@@ -101,7 +101,7 @@ impl InputRound {
         if let Some(state) = &self.state {
             params.insert("requestState".into(), state.clone());
         }
-        Ok(Value::Object(params))
+        Ok(params)
     }
 }
 

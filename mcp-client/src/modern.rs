@@ -1,7 +1,7 @@
 //! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
 //! capabilities, client info, log level), and the check of every answer's `resultType`.
 
-use mcp_proto::jsonrpc::RawJson;
+use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcp_proto::ProtocolVersion;
@@ -55,6 +55,75 @@ impl ModernMeta {
             );
         }
         Ok(Value::Object(object))
+    }
+
+    /// `params` as JSON text with the per-request keys in its `_meta`, as [`apply`](Self::apply)
+    /// would make them, written in one pass without copying the params.
+    pub(crate) fn encode(&self, params: &Map<String, Value>) -> Result<RawJson, String> {
+        let existing = match params.get("_meta") {
+            None => None,
+            Some(Value::Object(meta)) => Some(meta),
+            Some(_) => return Err("params._meta must be a JSON object".into()),
+        };
+        jsonrpc::to_raw(&WithMeta {
+            params,
+            meta: MetaWithKeys {
+                existing,
+                keys: self,
+            },
+        })
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Params with `_meta` replaced by [`MetaWithKeys`].
+struct WithMeta<'a> {
+    params: &'a Map<String, Value>,
+    meta: MetaWithKeys<'a>,
+}
+
+impl serde::Serialize for WithMeta<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.params.iter().filter(|(k, _)| *k != "_meta") {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry("_meta", &self.meta)?;
+        map.end()
+    }
+}
+
+/// A request's own `_meta` keys (a progress token, trace context), then the per-request keys,
+/// which replace any the caller set.
+struct MetaWithKeys<'a> {
+    existing: Option<&'a Map<String, Value>>,
+    keys: &'a ModernMeta,
+}
+
+impl serde::Serialize for MetaWithKeys<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        const OURS: [&str; 4] = [
+            meta_keys::PROTOCOL_VERSION,
+            meta_keys::CLIENT_CAPABILITIES,
+            meta_keys::CLIENT_INFO,
+            meta_keys::LOG_LEVEL,
+        ];
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.existing.into_iter().flatten() {
+            if !OURS.contains(&key.as_str()) {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        let keys = self.keys;
+        map.serialize_entry(meta_keys::PROTOCOL_VERSION, keys.version.as_str())?;
+        map.serialize_entry(meta_keys::CLIENT_CAPABILITIES, &keys.capabilities)?;
+        map.serialize_entry(meta_keys::CLIENT_INFO, &keys.client_info)?;
+        if let Some(level) = keys.log_level {
+            map.serialize_entry(meta_keys::LOG_LEVEL, &level)?;
+        }
+        map.end()
     }
 }
 
@@ -116,6 +185,30 @@ mod tests {
             client_info: Implementation::new("c", "1"),
             log_level: None,
         }
+    }
+
+    #[test]
+    fn encoded_params_are_the_applied_params() {
+        let mut with_level = meta();
+        with_level.log_level = Some(LoggingLevel::Info);
+        for params in [
+            json!({}),
+            json!({"name": "t", "arguments": {"a": [1, "x"]}}),
+            json!({"name": "t", "_meta": {"progressToken": 3, (meta_keys::PROTOCOL_VERSION): "old"}}),
+        ] {
+            let Value::Object(map) = params.clone() else {
+                unreachable!()
+            };
+            let encoded: Value =
+                serde_json::from_str(with_level.encode(&map).expect("encodes").get())
+                    .expect("json");
+            assert_eq!(encoded, with_level.apply(Some(params)).expect("applies"));
+        }
+        let bad = json!({"_meta": 1});
+        let Value::Object(bad) = bad else {
+            unreachable!()
+        };
+        assert!(meta().encode(&bad).is_err());
     }
 
     #[test]
