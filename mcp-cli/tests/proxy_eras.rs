@@ -145,6 +145,16 @@ async fn a_2025_client_in_front_of_a_modern_server() {
     assert_eq!(client.era(), Era::Legacy);
     let result = call(&client, 10, "ts__echo", json!({"message": "through"})).await;
     assert_eq!(text(&result), "echo: through");
+    // The upstream's 2026-07-28 head stays upstream: a 2025 answer has no `resultType` and no
+    // server's info in its `_meta`.
+    let no_head = |meta: &Option<serde_json::Map<String, serde_json::Value>>,
+                   extra: &serde_json::Map<String, serde_json::Value>| {
+        !extra.contains_key("resultType")
+            && meta
+                .as_ref()
+                .is_none_or(|m| !m.contains_key("io.modelcontextprotocol/serverInfo"))
+    };
+    assert!(no_head(&result.meta, &result.extra), "{result:?}");
     let prompt = bounded(
         10,
         "prompt",
@@ -153,6 +163,7 @@ async fn a_2025_client_in_front_of_a_modern_server() {
     .await
     .expect("prompt");
     assert!(format!("{prompt:?}").contains("Hello, Bo!"), "{prompt:?}");
+    assert!(no_head(&prompt.meta, &prompt.extra), "{prompt:?}");
     bounded(10, "close", client.close()).await;
 }
 

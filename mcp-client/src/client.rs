@@ -1120,11 +1120,22 @@ impl Client {
                     .and_then(serde_json::Value::as_str)
                     == Some("task");
             if !names_task {
-                return Ok(crate::tasks::TaskStart::Done(Box::new(result)));
+                return Ok(self.done(result));
             }
         }
         let value = self.decode_result(CallTool::METHOD, &raw)?;
-        crate::tasks::TaskStart::read(&self.inner.name, value)
+        match crate::tasks::TaskStart::read(&self.inner.name, value)? {
+            crate::tasks::TaskStart::Done(result) => Ok(self.done(*result)),
+            task => Ok(task),
+        }
+    }
+
+    /// A tool's result as the caller gets it: under 2026-07-28 without the head.
+    fn done(&self, mut result: CallToolResult) -> crate::tasks::TaskStart {
+        if self.era() == Era::Modern {
+            modern::drop_head(&mut result.meta, &mut result.extra);
+        }
+        crate::tasks::TaskStart::Done(Box::new(result))
     }
 
     fn encode_params<P: serde::Serialize>(
@@ -1156,8 +1167,13 @@ impl Client {
 
     /// Reads the resource at `uri`.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
-        self.send::<ReadResource>(&ReadResourceParams::new(uri), CallOptions::default())
-            .await
+        let mut result = self
+            .send::<ReadResource>(&ReadResourceParams::new(uri), CallOptions::default())
+            .await?;
+        if self.era() == Era::Modern {
+            modern::drop_head(&mut result.meta, &mut result.extra);
+        }
+        Ok(result)
     }
 
     /// Asks for `notifications/resources/updated` about `uri`; they arrive through
@@ -1207,8 +1223,13 @@ impl Client {
         if !arguments.is_empty() {
             params.arguments = Some(arguments);
         }
-        self.send::<GetPrompt>(&params, CallOptions::default())
-            .await
+        let mut result = self
+            .send::<GetPrompt>(&params, CallOptions::default())
+            .await?;
+        if self.era() == Era::Modern {
+            modern::drop_head(&mut result.meta, &mut result.extra);
+        }
+        Ok(result)
     }
 
     /// Asks the server to complete an argument (`completion/complete`).

@@ -127,6 +127,19 @@ impl serde::Serialize for MetaWithKeys<'_> {
     }
 }
 
+/// Takes the 2026-07-28 head the client has read (`resultType`, the server's info in `_meta`)
+/// off a result, so the caller gets what the server answered and nothing of the envelope (and a
+/// proxy passing the result on does not answer with its upstream's head).
+pub(crate) fn drop_head(meta: &mut Option<Map<String, Value>>, extra: &mut Map<String, Value>) {
+    extra.remove("resultType");
+    if let Some(fields) = meta {
+        fields.remove(meta_keys::SERVER_INFO);
+        if fields.is_empty() {
+            *meta = None;
+        }
+    }
+}
+
 /// What a modern result turned out to be.
 #[derive(Debug)]
 pub(crate) enum Answer {
@@ -185,6 +198,26 @@ mod tests {
             client_info: Implementation::new("c", "1"),
             log_level: None,
         }
+    }
+
+    #[test]
+    fn the_head_is_dropped_and_the_rest_kept() {
+        let Value::Object(mut extra) = json!({"resultType": "complete", "ttlMs": 5}) else {
+            unreachable!()
+        };
+        let Value::Object(meta) = json!({(meta_keys::SERVER_INFO): {"name": "s"}, "k": 1}) else {
+            unreachable!()
+        };
+        let mut meta = Some(meta);
+        drop_head(&mut meta, &mut extra);
+        assert_eq!(Value::Object(extra), json!({"ttlMs": 5}));
+        assert_eq!(meta.map(Value::Object), Some(json!({"k": 1})));
+        let Value::Object(only_info) = json!({(meta_keys::SERVER_INFO): {}}) else {
+            unreachable!()
+        };
+        let mut meta = Some(only_info);
+        drop_head(&mut meta, &mut Map::new());
+        assert!(meta.is_none());
     }
 
     #[test]
