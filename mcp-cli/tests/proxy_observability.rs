@@ -30,6 +30,20 @@ fn proxy_config(home: &Path, proxy_args: &[&str]) -> std::path::PathBuf {
     )
 }
 
+/// `mcp --config CONFIG call hub__weather__get_weather {"city":"Shenzhen"}` in `home`.
+fn call_weather(home: &Path, config: &str) -> std::process::Command {
+    mcp_in(
+        home,
+        &[
+            "--config",
+            config,
+            "call",
+            "hub__weather__get_weather",
+            r#"{"city":"Shenzhen"}"#,
+        ],
+    )
+}
+
 #[test]
 fn log_calls_writes_one_line_per_call_without_contents() {
     let home = scratch("log-calls");
@@ -37,19 +51,7 @@ fn log_calls_writes_one_line_per_call_without_contents() {
     let log_arg = log.to_string_lossy().into_owned();
     let config = proxy_config(&home, &["--log-calls", &log_arg]);
     let config_arg = config.to_string_lossy().into_owned();
-    let out = run(
-        mcp_in(
-            &home,
-            &[
-                "--config",
-                &config_arg,
-                "call",
-                "hub__weather__get_weather",
-                r#"{"city":"Shenzhen"}"#,
-            ],
-        ),
-        60,
-    );
+    let out = run(call_weather(&home, &config_arg), 60);
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stdout.contains("thunderstorms"), "{out:?}");
     // The proxy has exited with `mcp call`; its writer flushed each line as it went.
@@ -230,16 +232,7 @@ mod otlp {
         let home = scratch("otlp-trace");
         let config = proxy_config(&home, &[]);
         let config_arg = config.to_string_lossy().into_owned();
-        let mut command = mcp_in(
-            &home,
-            &[
-                "--config",
-                &config_arg,
-                "call",
-                "hub__weather__get_weather",
-                r#"{"city":"Shenzhen"}"#,
-            ],
-        );
+        let mut command = call_weather(&home, &config_arg);
         command
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
             .env_remove("OTEL_SERVICE_NAME")

@@ -226,14 +226,7 @@ impl HubServer {
         if config.disabled {
             return Arc::new(Self::idle(config, ServerStatus::Disabled));
         }
-        let connected = tokio::time::timeout(options.connect_timeout, connect(&config, options))
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "no answer within {}s while connecting",
-                    options.connect_timeout.as_secs()
-                ))
-            });
+        let connected = connect_within(&config, options).await;
         let client = match connected {
             Ok(client) => client,
             Err(reason) => return Arc::new(Self::idle(config, ServerStatus::Failed(reason))),
@@ -446,6 +439,18 @@ impl HubServer {
 }
 
 /// Opens the connection the config describes; the error is the reason shown to the user.
+/// [`connect`] bounded by the options' connect timeout.
+async fn connect_within(config: &ServerConfig, options: &HubOptions) -> Result<Client, String> {
+    tokio::time::timeout(options.connect_timeout, connect(config, options))
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "no answer within {}s while connecting",
+                options.connect_timeout.as_secs()
+            ))
+        })
+}
+
 async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, String> {
     let mut client_options = ClientOptions::new()
         .with_name(config.name.clone())
@@ -677,14 +682,7 @@ async fn reconnect(
             reason: reason.clone(),
         });
         tokio::time::sleep(next_in).await;
-        let connected = tokio::time::timeout(options.connect_timeout, connect(&config, options))
-            .await
-            .unwrap_or_else(|_| {
-                Err(format!(
-                    "no answer within {}s while connecting",
-                    options.connect_timeout.as_secs()
-                ))
-            });
+        let connected = connect_within(&config, options).await;
         match connected {
             Ok(client) => {
                 let lists = fetch(&client, Dirty::ALL, ServerLists::default()).await;
