@@ -149,8 +149,9 @@ const QUERIES: [(&str, &[&str]); 20] = [
     ),
 ];
 
-/// Queries written after the ranker's synonym table was tuned on the misses of `QUERIES`, so
-/// their recall is an untuned figure: printed, not asserted.
+/// Queries written after the ranker's synonym table was tuned on the misses of `QUERIES` (6/10
+/// then). The second round of ranker changes was made on their misses (10/10 since), so their
+/// recall is no longer an untuned figure: `HELD_OUT_2` is. Printed, not asserted.
 const HELD_OUT: [(&str, &[&str]); 10] = [
     ("Cancel my 2pm appointment", &["delete_event"]),
     (
@@ -192,6 +193,43 @@ const HELD_OUT: [(&str, &[&str]); 10] = [
     ),
 ];
 
+/// Queries written on 2026-12-01 before the second round of ranker changes (a wider synonym
+/// table, host names, enum values) and never used to tune it: 8/10 before and after that
+/// round. Printed, not asserted.
+const HELD_OUT_2: [(&str, &[&str]); 10] = [
+    (
+        "Remind me 15 minutes before the standup",
+        &["create_reminder"],
+    ),
+    (
+        "Which meeting rooms are free for ten people?",
+        &["list_room", "search_room"],
+    ),
+    (
+        "Block emails from spam@example.com going to my inbox",
+        &["create_filter"],
+    ),
+    ("Make the mcp-rs repository private", &["update_repository"]),
+    (
+        "Roll back the checkout service to version 1.4",
+        &["create_deployment", "update_deployment"],
+    ),
+    ("Alert me when CPU goes above 90 percent", &["create_alert"]),
+    (
+        "How much did we charge the customer's card last week?",
+        &["list_payment", "search_payment", "get_payment"],
+    ),
+    ("Add a thumbs-up to that message", &["create_reaction"]),
+    (
+        "Show the commit history of the main branch",
+        &["list_commit"],
+    ),
+    (
+        "Show me the size of every file in the downloads folder",
+        &["list_directory_with_sizes"],
+    ),
+];
+
 /// How many of `queries` have an expected tool in the top 3, printing each.
 fn recall_at_3(hub: &Hub, queries: &[(&str, &[&str])]) -> usize {
     let mut found = 0;
@@ -227,6 +265,11 @@ async fn twenty_servers_tool_search_and_exports() {
     eprintln!(
         "top-3 recall on the held-out queries (not asserted): {held_out}/{}",
         HELD_OUT.len()
+    );
+    let held_out_2 = recall_at_3(&hub, &HELD_OUT_2);
+    eprintln!(
+        "top-3 recall on the second held-out queries (not asserted): {held_out_2}/{}",
+        HELD_OUT_2.len()
     );
     assert!(recall >= 0.9, "top-3 recall {recall:.2} < 0.9");
 

@@ -1,12 +1,15 @@
 //! Ranking tools for a plain-language query with BM25 (Robertson/Spärck Jones, k1 = 1.2,
 //! b = 0.75) over weighted fields: the exposed name (server and tool) counts three times, the
-//! title twice, the description and the parameter names once, parameter descriptions half.
+//! title twice, the description and the parameter names once, parameter descriptions and the
+//! values of enum parameters half.
 //!
 //! Words are cut at case changes and non-alphanumerics (`readTextFile`, `read_text_file` and
 //! "read text file" all give `read`, `text`, `file`), lower-cased, stripped of common English
 //! endings (`files`/`file`, `deleted`/`delete`) and of stop words, the same way for tools and
-//! queries. A query word also looks for its common synonyms among tool verbs (`save` finds
-//! `write`, `remove` finds `delete`), at a lower weight.
+//! queries; a file name (`notes.txt`) also gives `file`, a host name (`api.example.com`)
+//! `domain`. A query word also looks for its common synonyms among tool verbs and the things
+//! tools act on (`save` finds `write`, `remove` finds `delete`, `bug` finds `issue`), at a
+//! lower weight.
 
 use std::collections::HashMap;
 
@@ -49,7 +52,9 @@ const SYNONYMS: &[&[&str]] = &[
         "spin", "setup", "register", "log", "take",
     ],
     &["fetch", "retrieve", "download", "read", "load"],
-    &["update", "modify", "change", "edit", "alter"],
+    &[
+        "update", "modify", "change", "edit", "alter", "set", "mark", "adjust",
+    ],
     &["run", "execute", "exec", "invoke", "launch", "start"],
     &["stop", "cancel", "terminate", "kill", "halt"],
     &["send", "post", "deliver"],
@@ -62,6 +67,37 @@ const SYNONYMS: &[&[&str]] = &[
     &["picture", "image", "photo"],
     &["sum", "add", "plus", "total"],
     &["forecast", "prediction", "outlook"],
+    &[
+        "access",
+        "permission",
+        "grant",
+        "privilege",
+        "role",
+        "rights",
+    ],
+    &[
+        "attendee",
+        "guest",
+        "participant",
+        "invitee",
+        "attend",
+        "coming",
+        "invite",
+        "rsvp",
+    ],
+    &["issue", "bug", "ticket", "defect", "incident"],
+    &["event", "meeting", "appointment"],
+    &[
+        "status",
+        "presence",
+        "away",
+        "busy",
+        "online",
+        "offline",
+        "available",
+    ],
+    &["dns", "domain", "hostname", "host"],
+    &["expense", "receipt", "reimbursement", "reimburse"],
     &["temperature", "weather", "hot", "cold"],
     &["content", "contents", "inside", "contain", "text"],
     &[
@@ -117,6 +153,10 @@ impl ToolIndex {
                     if let Some(text) = schema.get("description").and_then(Value::as_str) {
                         add(text, PARAMETER_DESCRIPTION_WEIGHT);
                     }
+                    // The values a parameter takes say what the tool can do (`role`: `write`).
+                    for value in enum_values(schema) {
+                        add(value, PARAMETER_DESCRIPTION_WEIGHT);
+                    }
                 }
             }
             for term in tf.keys() {
@@ -168,6 +208,27 @@ impl ToolIndex {
     }
 }
 
+/// The string values of a parameter's `enum`, also when it is nullable (`anyOf` with null).
+fn enum_values(schema: &Value) -> impl Iterator<Item = &str> {
+    let direct = schema.get("enum").and_then(Value::as_array);
+    let nested = schema
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.get("enum").and_then(Value::as_array));
+    direct
+        .into_iter()
+        .chain(nested)
+        .flatten()
+        .filter_map(Value::as_str)
+        // Bounded: a long enum is a list of data (country codes), not of capabilities.
+        .take(MAX_ENUM_VALUES)
+}
+
+/// At most this many enum values of a parameter are indexed.
+const MAX_ENUM_VALUES: usize = 16;
+
 /// A query's terms with their weights: its own words at 1, their synonyms lower.
 fn expand_query(query: &str) -> Vec<(String, f64)> {
     let mut out: Vec<(String, f64)> = Vec::new();
@@ -201,6 +262,10 @@ pub fn terms(text: &str) -> Vec<String> {
         if is_file_name(chunk) {
             // `notes.txt`, `.log`: the request is about a file, whatever it is called.
             out.push(stem("file"));
+        } else if is_host_name(chunk) {
+            // `www.example.org`: the request is about a domain, and names its parts too.
+            out.push(stem("domain"));
+            words(chunk, &mut out);
         } else {
             words(chunk, &mut out);
         }
@@ -227,6 +292,27 @@ fn is_file_name(chunk: &str) -> bool {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
         && FILE_EXTENSIONS.contains(&extension.to_ascii_lowercase().as_str())
+}
+
+/// Top-level domains that make a dotted word a host name.
+const TOP_LEVEL_DOMAINS: &[&str] = &[
+    "com", "org", "net", "io", "dev", "app", "ai", "co", "uk", "de", "fr", "eu", "us", "info",
+    "edu", "gov", "local", "internal",
+];
+
+/// Whether a whitespace-separated word is a host name (`api.example.com`, `www.example.org`):
+/// dotted labels of letters, digits and hyphens, a known top-level domain last.
+fn is_host_name(chunk: &str) -> bool {
+    let chunk = chunk.trim_end_matches([',', '.', ';', ':', '!', '?', ')', '"', '\'']);
+    let chunk = chunk.trim_start_matches(['(', '"', '\'']);
+    let labels: Vec<&str> = chunk.split('.').collect();
+    labels.len() >= 2
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        && labels
+            .last()
+            .is_some_and(|tld| TOP_LEVEL_DOMAINS.contains(&tld.to_ascii_lowercase().as_str()))
 }
 
 /// The terms of one whitespace-free chunk, appended to `out`.
@@ -322,7 +408,10 @@ mod tests {
         assert!(terms("the of and").is_empty());
         // A file name stands for "file"; a host name does not.
         assert_eq!(terms("open notes.txt, then .log"), ["open", "fil", "fil"]);
-        assert_eq!(terms("api.example.com"), ["api", "exampl", "com"]);
+        // A host name stands for a domain and keeps its parts.
+        assert_eq!(terms("api.example.com"), ["domain", "api", "exampl", "com"]);
+        assert_eq!(terms("example.com"), ["domain", "exampl", "com"]);
+        assert_eq!(terms("v1.4 e.g."), ["v", "1", "4", "e", "g"]);
     }
 
     #[test]
