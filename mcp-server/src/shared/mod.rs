@@ -13,6 +13,7 @@ mod redis;
 
 use std::time::Duration;
 
+pub(crate) use self::redis::Listener;
 pub use self::redis::{PubSubMessage, RedisHandle, Subscription};
 /// The Redis client crate, re-exported so commands built for [`RedisHandle::query`] use the
 /// same version.
