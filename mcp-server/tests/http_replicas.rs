@@ -3,6 +3,11 @@
 //! a DELETE through one ends it everywhere, and the session cap and idle expiry hold across
 //! them. Each scenario runs on a `MemorySessionStore` shared in this process and on a
 //! `RedisSessionStore` against the machine's Redis (127.0.0.1:6379, a key prefix of its own).
+//!
+//! Leases (Redis): replicas with a store each and leases far longer than a test, so only the
+//! invalidation feed can end them: a level, a subscription or a DELETE through one replica is
+//! seen by another that leased the session; requests served under a lease get their expiry
+//! written behind; with a private redis-server stopped, no lease is honoured (503 at once).
 
 mod http_common;
 
@@ -584,6 +589,60 @@ async fn a_change_through_one_replica_ends_the_lease_of_another() {
         post(a, &headers, &rpc(7, "ping", json!({}))).await.status == 404
     })
     .await;
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+    forget(test).await;
+}
+
+#[tokio::test]
+async fn a_subscription_through_one_replica_ends_the_lease_of_another() {
+    let test = "lease-subscription";
+    let (servers, handles) = leasing_replicas(2, REDIS, test).await;
+    let (a, b) = (servers[0].1.local_addr(), servers[1].1.local_addr());
+    let id = open_session(a, V).await;
+    let headers = session_headers(&id);
+    wait_feed(&handles[0]).await;
+    assert_eq!(
+        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
+        200
+    );
+    // A holds the session (leased) with its standalone stream open.
+    let mut stream = SseReader::open(
+        a,
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), headers[0], headers[1]],
+        b"",
+    )
+    .await;
+    assert_eq!(stream.status, 200);
+
+    // Subscribed through B: A's next request reads the session again, subscriptions included,
+    // so A's own update of the resource reaches the client.
+    let subscribe = rpc(3, "resources/subscribe", json!({"uri": "test://r"}));
+    assert_eq!(post(b, &headers, &subscribe).await.status, 200);
+    let mut updated = false;
+    for _ in 0..50 {
+        assert_eq!(
+            post(a, &headers, &rpc(4, "ping", json!({}))).await.status,
+            200
+        );
+        servers[0].0.notify_resource_updated("test://r");
+        if let Ok(Some(event)) =
+            tokio::time::timeout(Duration::from_millis(40), stream.next()).await
+        {
+            updated |= event.data.contains("notifications/resources/updated");
+        }
+        if updated {
+            break;
+        }
+    }
+    assert!(
+        updated,
+        "resources/updated on A for a subscription made through B"
+    );
+    drop(stream);
     for (_, http) in servers {
         http.shutdown().await;
     }
