@@ -3,10 +3,11 @@
 //! write-behind flush (their expiry still has to be pushed to the store).
 //!
 //! A lease is only granted and only valid while the store's invalidation feed is up
-//! ([`set_feed`](Leases::set_feed)). Every change of that feed, every invalidation and every
-//! [`drop_all`](Leases::drop_all) moves an epoch; a read that started before the epoch moved
-//! (its [`Ticket`] is stale) grants nothing, so an invalidation that overtakes the read it
-//! invalidates is never lost.
+//! ([`set_feed`](Leases::set_feed)). Every invalidation moves an epoch and remembers the epoch
+//! it happened in, for its session or (feed changes, [`drop_all`](Leases::drop_all)) for all;
+//! a read that started before an invalidation of its session (its [`Ticket`] is older) grants
+//! nothing, so an invalidation that overtakes the read it invalidates is never lost, while
+//! changes to other sessions do not stop leases.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -24,6 +25,9 @@ const FLUSH_EVERY: Duration = Duration::from_secs(1);
 /// Leases held at once; past it, expired ones are pruned, then further sessions are served by
 /// round trips until room frees (bounds memory whatever the number of sessions).
 const MAX_LEASES: usize = 16_384;
+/// Invalidations of single sessions remembered for reads in flight; past it, they are forgotten
+/// and count as one of every session (reads in flight then grant nothing).
+const MAX_RECENT: usize = 4_096;
 /// Sessions waiting for their expiry to be flushed; past it, requests go by round trip (which
 /// writes the expiry itself) until the flusher empties the set.
 const MAX_TOUCHED: usize = 16_384;
@@ -44,6 +48,10 @@ struct State {
     feed_up: bool,
     /// Moves whenever a lease may have become wrong.
     epoch: u64,
+    /// The epoch of the last invalidation of every session.
+    all_since: u64,
+    /// The epoch of the last invalidation of each session, since `all_since`.
+    recent: HashMap<Box<str>, u64>,
     leases: HashMap<Box<str>, Lease>,
     /// Sessions served under a lease since the last flush, with their idle timeout.
     touched: HashMap<Box<str>, Duration>,
@@ -133,7 +141,11 @@ impl Leases {
         }
         let mut state = lock(&self.state);
         state.shortest_idle = Some(state.shortest_idle.map_or(idle, |s| s.min(idle)));
-        if !state.feed_up || ticket.0 != Some(state.epoch) {
+        let Some(started) = ticket.0 else { return };
+        let invalidated = state
+            .all_since
+            .max(state.recent.get(id).copied().unwrap_or(0));
+        if !state.feed_up || invalidated > started {
             return;
         }
         if state.leases.len() >= MAX_LEASES && !state.leases.contains_key(id) {
@@ -156,13 +168,17 @@ impl Leases {
         let mut state = lock(&self.state);
         state.epoch += 1;
         state.leases.remove(id);
+        if state.recent.len() >= MAX_RECENT && !state.recent.contains_key(id) {
+            state.forget_all();
+        } else {
+            let epoch = state.epoch;
+            state.recent.insert(id.into(), epoch);
+        }
     }
 
     /// Something may have been missed (a flush failed): every lease ends.
     pub(crate) fn drop_all(&self) {
-        let mut state = lock(&self.state);
-        state.epoch += 1;
-        state.leases.clear();
+        lock(&self.state).forget_all();
     }
 
     /// The invalidation feed is up (subscribed) or down (lost: nothing may be leased until it is
@@ -170,8 +186,7 @@ impl Leases {
     pub(crate) fn set_feed(&self, up: bool) {
         let mut state = lock(&self.state);
         state.feed_up = up;
-        state.epoch += 1;
-        state.leases.clear();
+        state.forget_all();
     }
 
     /// The sessions served under a lease since the last call, with their idle timeouts.
@@ -194,6 +209,16 @@ impl Leases {
     /// Resolves when many sessions wait for their expiry to be flushed.
     pub(crate) async fn flush_wanted(&self) {
         self.flush.notified().await;
+    }
+}
+
+impl State {
+    /// Every lease ends, and reads in flight grant nothing.
+    fn forget_all(&mut self) {
+        self.epoch += 1;
+        self.all_since = self.epoch;
+        self.recent.clear();
+        self.leases.clear();
     }
 }
 
@@ -257,7 +282,38 @@ mod tests {
         let leases = leases();
         let now = Instant::now();
         let t = ticket(leases.serve("s", IDLE, now));
+        leases.drop_one("s");
+        leases.grant("s", &record(), t, IDLE, now);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+        // A read that starts after the invalidation is leased.
+        let t = ticket(leases.serve("s", IDLE, now));
+        leases.grant("s", &record(), t, IDLE, now);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Leased(_)));
+    }
+
+    #[test]
+    fn an_invalidation_of_another_session_during_the_read_still_grants() {
+        let leases = leases();
+        let now = Instant::now();
+        let t = ticket(leases.serve("s", IDLE, now));
         leases.drop_one("other");
+        leases.grant("s", &record(), t, IDLE, now);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Leased(_)));
+        // Once too many single invalidations are remembered, they count as one of all.
+        let t = ticket(leases.serve("t", IDLE, now));
+        for i in 0..=MAX_RECENT {
+            leases.drop_one(&format!("other-{i}"));
+        }
+        leases.grant("t", &record(), t, IDLE, now);
+        assert!(matches!(leases.serve("t", IDLE, now), Served::Read(_)));
+    }
+
+    #[test]
+    fn dropping_every_lease_stops_reads_in_flight() {
+        let leases = leases();
+        let now = Instant::now();
+        let t = ticket(leases.serve("s", IDLE, now));
+        leases.drop_all();
         leases.grant("s", &record(), t, IDLE, now);
         assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
     }

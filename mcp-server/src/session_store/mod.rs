@@ -20,8 +20,8 @@
 //!   subscriptions) or remove it publish its id on the `session-changed` channel, in the same
 //!   atomic step; every replica subscribes and drops its lease of that id, so its next request
 //!   reads the record again. A replica's own change drops its lease as soon as Redis answered.
-//!   A read that was in flight when any invalidation arrived grants no lease (an epoch), so an
-//!   invalidation overtaking the read it invalidates is not lost. Expiry publishes nothing and
+//!   A read that was in flight when an invalidation of its session (or of all) arrived grants
+//!   no lease (epochs), so an invalidation overtaking the read it invalidates is not lost. Expiry publishes nothing and
 //!   needs not: a lease ends before the expiry its read wrote.
 //! - **No feed, no lease.** While the subscription is not subscribed (starting, Redis down,
 //!   reconnecting), no lease is granted or honoured and every lease was dropped: each request
