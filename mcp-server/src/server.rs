@@ -338,7 +338,11 @@ impl Server {
     fn share_sessions(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
         if let (Some(redis), false, None) = (self.redis(), config.stateless, &config.session_store)
         {
-            config.session_store = Some(Arc::new(RedisSessionStore::new(redis.clone())));
+            let lease = redis.config().session_lease;
+            config.session_store = Some(Arc::new(RedisSessionStore::with_lease(
+                redis.clone(),
+                lease,
+            )));
             if config.event_store.is_none() {
                 config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
             }

@@ -3,6 +3,11 @@
 //! a DELETE through one ends it everywhere, and the session cap and idle expiry hold across
 //! them. Each scenario runs on a `MemorySessionStore` shared in this process and on a
 //! `RedisSessionStore` against the machine's Redis (127.0.0.1:6379, a key prefix of its own).
+//!
+//! Leases (Redis): replicas with a store each and leases far longer than a test, so only the
+//! invalidation feed can end them: a level, a subscription or a DELETE through one replica is
+//! seen by another that leased the session; requests served under a lease get their expiry
+//! written behind; with a private redis-server stopped, no lease is honoured (503 at once).
 
 mod http_common;
 
@@ -464,4 +469,299 @@ async fn memory_relay_answers_reach_the_replica_that_asked() {
 async fn redis_relay_answers_reach_the_replica_that_asked() {
     answers_reach_the_replica_that_asked(redis_stores("relay")).await;
     forget("relay").await;
+}
+
+/// Leases long enough that, within a test, only an invalidation (or a lost feed) ends them.
+const LONG_LEASE: Duration = Duration::from_secs(60);
+
+/// A handle on the Redis at `url` under `test`'s prefix, each replica its own (own connection,
+/// own invalidation feed).
+fn redis_at(url: &str, test: &str) -> RedisHandle {
+    let config = RedisConfig::new(url)
+        .key_prefix(prefix(test))
+        .command_timeout(Duration::from_millis(500));
+    RedisHandle::new(config).expect("a valid Redis URL")
+}
+
+/// `n` replicas sharing the Redis at `url`, each with a store of its own holding leases of
+/// [`LONG_LEASE`]; and each replica's handle (to see when its invalidation feed is up).
+async fn leasing_replicas(
+    n: usize,
+    url: &str,
+    test: &str,
+) -> (Vec<(Server, HttpServer)>, Vec<RedisHandle>) {
+    let mut servers = Vec::new();
+    let mut handles = Vec::new();
+    for _ in 0..n {
+        let handle = redis_at(url, test);
+        let store: Arc<dyn SessionStore> =
+            Arc::new(RedisSessionStore::with_lease(handle.clone(), LONG_LEASE));
+        servers.extend(replicas(1, &store, |_| {}).await);
+        handles.push(handle);
+    }
+    (servers, handles)
+}
+
+/// Waits (bounded) until every subscription of `handle` is subscribed: the replica's
+/// invalidation feed is up, so the reads it makes from now on take leases.
+async fn wait_feed(handle: &RedisHandle) {
+    for _ in 0..250 {
+        if handle.ready().await.is_ok() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "the invalidation feed never came up: {:?}",
+        handle.ready().await
+    );
+}
+
+/// Writes field `field` of session `id`'s record in Redis directly, telling no replica.
+async fn write_behind_their_back(redis: &RedisHandle, id: &str, field: &str, value: &str) {
+    let mut hset = mcp_server::shared::client::cmd("HSET");
+    hset.arg(redis.key(&format!("s:{id}")))
+        .arg(field)
+        .arg(value);
+    redis.query::<i64>(&hset).await.expect("HSET");
+}
+
+/// Retries `probe` (bounded: about 2 s, far below [`LONG_LEASE`]) until it holds.
+async fn eventually<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut probe: impl FnMut() -> F,
+) {
+    for _ in 0..100 {
+        if probe().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("never happened: {what}");
+}
+
+#[tokio::test]
+async fn a_change_through_one_replica_ends_the_lease_of_another() {
+    let test = "lease-invalidation";
+    let (servers, handles) = leasing_replicas(2, REDIS, test).await;
+    let (a, b) = (servers[0].1.local_addr(), servers[1].1.local_addr());
+    let id = open_session(a, V).await;
+    let headers = session_headers(&id);
+    wait_feed(&handles[0]).await;
+    let set = post(
+        a,
+        &headers,
+        &rpc(2, "logging/setLevel", json!({"level": "info"})),
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.text());
+    // Read from Redis (A's own change ended its lease), and leased.
+    let both = vec!["an info line".to_owned(), "an error line".to_owned()];
+    assert_eq!(
+        log_lines(&post(a, &headers, &call(3, "log", json!({}))).await),
+        both
+    );
+    // A change nobody announces is not seen under the lease: A does not ask Redis.
+    write_behind_their_back(&handles[1], &id, "lvl", "emergency").await;
+    assert_eq!(
+        log_lines(&post(a, &headers, &call(4, "log", json!({}))).await),
+        both,
+        "served from the lease"
+    );
+
+    // A change through B is published with it: A's lease ends and A reads the level B set.
+    let set = post(
+        b,
+        &headers,
+        &rpc(5, "logging/setLevel", json!({"level": "error"})),
+    )
+    .await;
+    assert_eq!(set.status, 200, "{}", set.text());
+    eventually("A applies the level set through B", || async {
+        log_lines(&post(a, &headers, &call(6, "log", json!({}))).await) == ["an error line"]
+    })
+    .await;
+
+    // A DELETE through B ends the session on A too.
+    let deleted = request(b, "DELETE", "/mcp", &headers, b"").await;
+    assert_eq!(deleted.status, 200, "{}", deleted.text());
+    eventually("A answers 404 for the deleted session", || async {
+        post(a, &headers, &rpc(7, "ping", json!({}))).await.status == 404
+    })
+    .await;
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+    forget(test).await;
+}
+
+#[tokio::test]
+async fn a_subscription_through_one_replica_ends_the_lease_of_another() {
+    let test = "lease-subscription";
+    let (servers, handles) = leasing_replicas(2, REDIS, test).await;
+    let (a, b) = (servers[0].1.local_addr(), servers[1].1.local_addr());
+    let id = open_session(a, V).await;
+    let headers = session_headers(&id);
+    wait_feed(&handles[0]).await;
+    assert_eq!(
+        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
+        200
+    );
+    // A holds the session (leased) with its standalone stream open.
+    let mut stream = SseReader::open(
+        a,
+        "GET",
+        "/mcp",
+        &[("Accept", "text/event-stream"), headers[0], headers[1]],
+        b"",
+    )
+    .await;
+    assert_eq!(stream.status, 200);
+
+    // Subscribed through B: A's next request reads the session again, subscriptions included,
+    // so A's own update of the resource reaches the client.
+    let subscribe = rpc(3, "resources/subscribe", json!({"uri": "test://r"}));
+    assert_eq!(post(b, &headers, &subscribe).await.status, 200);
+    let mut updated = false;
+    for _ in 0..50 {
+        assert_eq!(
+            post(a, &headers, &rpc(4, "ping", json!({}))).await.status,
+            200
+        );
+        servers[0].0.notify_resource_updated("test://r");
+        if let Ok(Some(event)) =
+            tokio::time::timeout(Duration::from_millis(40), stream.next()).await
+        {
+            updated |= event.data.contains("notifications/resources/updated");
+        }
+        if updated {
+            break;
+        }
+    }
+    assert!(
+        updated,
+        "resources/updated on A for a subscription made through B"
+    );
+    drop(stream);
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+    forget(test).await;
+}
+
+#[tokio::test]
+async fn requests_served_under_a_lease_keep_their_session_alive() {
+    let test = "lease-write-behind";
+    let (servers, handles) = leasing_replicas(1, REDIS, test).await;
+    let a = servers[0].1.local_addr();
+    let id = open_session(a, V).await;
+    let headers = session_headers(&id);
+    wait_feed(&handles[0]).await;
+    assert_eq!(
+        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
+        200
+    );
+    // Behind the replica's back, the session would live an hour; a request under the lease
+    // must bring its expiry back to the idle timeout (30 min) through the flusher.
+    let key = handles[0].key(&format!("s:{id}"));
+    let mut pexpire = mcp_server::shared::client::cmd("PEXPIRE");
+    pexpire.arg(&key).arg(3_600_000);
+    handles[0].query::<i64>(&pexpire).await.expect("PEXPIRE");
+    assert_eq!(
+        post(a, &headers, &rpc(3, "ping", json!({}))).await.status,
+        200
+    );
+    let idle = HttpConfig::default().session_idle_timeout;
+    let idle_ms = i64::try_from(idle.as_millis()).expect("fits");
+    eventually("the flusher writes the session's expiry", || async {
+        let mut pttl = mcp_server::shared::client::cmd("PTTL");
+        pttl.arg(&key);
+        let left: i64 = handles[0].query(&pttl).await.expect("PTTL");
+        left > 0 && left <= idle_ms
+    })
+    .await;
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+    forget(test).await;
+}
+
+/// A redis-server of the test's own on a free port, without persistence.
+struct PrivateRedis {
+    child: tokio::process::Child,
+}
+
+impl PrivateRedis {
+    async fn start(port: u16) -> PrivateRedis {
+        let child = tokio::process::Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server starts (it is installed on the test machine)");
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return PrivateRedis { child };
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        panic!("redis-server never listened on port {port}");
+    }
+
+    async fn stop(mut self) {
+        let _ = self.child.kill().await;
+        let _ = self.child.wait().await;
+    }
+}
+
+#[tokio::test]
+async fn with_redis_stopped_no_lease_is_honoured() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("redis://127.0.0.1:{port}");
+    let redis = PrivateRedis::start(port).await;
+    let (servers, handles) = leasing_replicas(1, &url, "lease-redis-down").await;
+    let a = servers[0].1.local_addr();
+    let id = open_session(a, V).await;
+    let headers = session_headers(&id);
+    wait_feed(&handles[0]).await;
+    assert_eq!(
+        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
+        200
+    );
+
+    // Redis stops: once the replica's feed is lost every request goes to Redis again, and
+    // fails clearly; none is served from a lease that can no longer be invalidated.
+    redis.stop().await;
+    eventually("A answers 503 with Redis stopped", || async {
+        post(a, &headers, &rpc(3, "ping", json!({}))).await.status == 503
+    })
+    .await;
+    let reply = post(a, &headers, &rpc(4, "ping", json!({}))).await;
+    assert_eq!(reply.status, 503, "{}", reply.text());
+    assert!(reply.text().contains("unavailable"), "{}", reply.text());
+
+    // Redis is back (empty): the replica, never restarted, serves new sessions again.
+    let redis = PrivateRedis::start(port).await;
+    let mut fresh = None;
+    for _ in 0..200 {
+        let reply = post(a, &[], &initialize(1, V)).await;
+        if reply.status == 200 {
+            fresh = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert!(fresh.is_some(), "a new session once Redis is back");
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+    redis.stop().await;
 }

@@ -52,6 +52,8 @@ OPTIONS:
     --redis-prefix P        Prefix of every Redis key and channel (default mcp:weather:); also
                             MCP_REDIS_PREFIX
     --redis-timeout SECS    Longest wait for one Redis command (default 2)
+    --session-lease SECS    How long a replica serves a session from the record it last read
+                            unless Redis says it changed (default 1; 0: read on every request)
     --state-key KEY         The key sealing 2026-07-28 requestStates, the same on every replica:
                             hex (at least 32 bytes) or a file holding it; also MCP_STATE_KEY.
                             Default: a random key per process

@@ -15,6 +15,7 @@ pub struct ReplicaArgs {
     redis_url: Option<String>,
     redis_prefix: Option<String>,
     redis_timeout: Option<Duration>,
+    session_lease: Option<Duration>,
     state_key: Option<String>,
 }
 
@@ -36,6 +37,17 @@ impl ReplicaArgs {
                     .filter(|s: &f64| s.is_finite() && *s > 0.0)
                     .ok_or_else(|| format!("--redis-timeout {v:?}: expected positive seconds"))?;
                 self.redis_timeout = Some(Duration::from_secs_f64(secs));
+            }
+            "--session-lease" => {
+                let v = value()?;
+                let secs: f64 = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+                    .ok_or_else(|| {
+                        format!("--session-lease {v:?}: expected seconds (0 or more)")
+                    })?;
+                self.session_lease = Some(Duration::from_secs_f64(secs));
             }
             "--state-key" => self.state_key = Some(value()?),
             _ => return Ok(false),
@@ -62,6 +74,9 @@ impl ReplicaArgs {
             .key_prefix(self.redis_prefix.as_deref().unwrap_or("mcp:weather:"));
         if let Some(timeout) = self.redis_timeout {
             config = config.command_timeout(timeout);
+        }
+        if let Some(lease) = self.session_lease {
+            config = config.session_lease(lease);
         }
         StateBackend::Redis(config)
     }
@@ -131,6 +146,26 @@ mod tests {
         };
         assert_eq!(file.state_key().unwrap().unwrap(), key);
         std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn the_session_lease_is_seconds_and_zero_turns_it_off() {
+        let mut args = ReplicaArgs::default();
+        assert!(args.take("--redis", || Ok("redis://a:1".into())).unwrap());
+        assert!(args.take("--session-lease", || Ok("0".into())).unwrap());
+        match args.backend() {
+            StateBackend::Redis(c) => assert_eq!(c.session_lease, Duration::ZERO),
+            StateBackend::Memory => panic!("redis expected"),
+        }
+        let bad = args.take("--session-lease", || Ok("-1".into()));
+        assert!(bad.unwrap_err().contains("--session-lease"));
+        match ReplicaArgs::default()
+            .with_env(|_| Some("redis://a:1".into()))
+            .backend()
+        {
+            StateBackend::Redis(c) => assert_eq!(c.session_lease, Duration::from_secs(1)),
+            StateBackend::Memory => panic!("redis expected"),
+        }
     }
 
     #[test]

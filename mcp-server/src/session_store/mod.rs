@@ -5,9 +5,42 @@
 //! Without a store (the default) a session lives only in the process that created it. With
 //! one, any replica can serve any session's request: the first request a replica sees for a
 //! session it does not hold restores it from its record (version, client capabilities and info,
-//! log level, resource subscriptions), and every request marks the session active in the store
-//! (one round trip), so expiry and the session cap hold across replicas.
+//! log level, resource subscriptions), and every request marks the session active in the store,
+//! so expiry and the session cap hold across replicas.
+//!
+//! # Leases: no round trip per request (Redis)
+//! [`MemorySessionStore`] answers from memory and needs nothing more. [`RedisSessionStore`]
+//! would cost each request one round trip to Redis on its critical path, so a replica keeps a
+//! short **lease** per session instead:
+//! - After a replica has read a session's record (`touch` went to Redis), it serves that
+//!   session's further requests from the record it read, without asking Redis, until the lease
+//!   ends: [`RedisSessionStore::DEFAULT_LEASE`] (1 s, configurable), and never longer than a
+//!   quarter of the idle timeout, so a leased session cannot expire in Redis under the lease.
+//! - **Invalidation comes from Redis itself.** The scripts that change a session (log level,
+//!   subscriptions) or remove it publish its id on the `session-changed` channel, in the same
+//!   atomic step; every replica subscribes and drops its lease of that id, so its next request
+//!   reads the record again. A replica's own change drops its lease as soon as Redis answered.
+//!   A read that was in flight when an invalidation of its session (or of all) arrived grants
+//!   no lease (epochs), so an invalidation overtaking the read it invalidates is not lost. Expiry publishes nothing and
+//!   needs not: a lease ends before the expiry its read wrote.
+//! - **No feed, no lease.** While the subscription is not subscribed (starting, Redis down,
+//!   reconnecting), no lease is granted or honoured and every lease was dropped: each request
+//!   goes to Redis, and with Redis down fails with a clear 503, as without leases. What a
+//!   replica could still miss is a change made between its subscription breaking and the
+//!   replica noticing (a hung Redis, not a stopped one); the lease length bounds that.
+//! - **Expiry is written behind.** A request served under a lease marks its session touched;
+//!   a flusher writes the expiry of every touched session in one pipeline (`PEXPIRE` of its keys,
+//!   `ZADD XX` in the index, never recreating a removed session) each tick (1 s, or a quarter
+//!   of the idle timeout if less), or sooner when many wait. The set of touched
+//!   sessions is bounded (when full, requests go to Redis, which writes their expiry), and so
+//!   are the leases. A failed flush drops every lease.
+//!
+//! So a change made through one replica is seen by the others once its invalidation arrives
+//! (one pub/sub hop, normally before the client's next request reaches them), expiry and the
+//! cap hold across replicas within a tick of write-behind, and a busy session costs one read
+//! per lease plus its share of a pipeline per tick instead of a round trip per request.
 
+mod lease;
 mod link;
 mod memory;
 mod redis;
@@ -85,7 +118,8 @@ pub enum SessionStoreError {
     },
 }
 
-/// Where the sessions of every replica live. Every method is one round trip to a remote store.
+/// Where the sessions of every replica live. Every method is one round trip to a remote store,
+/// except `touch` under a replica-local lease (see the module docs).
 pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
     /// Stores a new session, unless `limits.max_sessions` live sessions exist already
     /// ([`SessionStoreError::Full`]).
@@ -96,8 +130,8 @@ pub trait SessionStore: std::fmt::Debug + Send + Sync + 'static {
         limits: SessionLimits,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>>;
 
-    /// The record of live session `id`, marked active (it now expires `idle` from now);
-    /// `None` when unknown, expired or removed.
+    /// The record of live session `id`, marked active (it now expires `idle` from now, or a
+    /// flush later when served under a lease); `None` when unknown, expired or removed.
     fn touch<'a>(
         &'a self,
         id: &'a str,

@@ -10,17 +10,27 @@
 //! - `P` + `sessions`: a sorted set of session ids scored by when they expire (ms since the
 //!   epoch), which counts live sessions for the cap; it expires with the last of them.
 //!
-//! Every method is one round trip: a pipeline, or a Lua script (`EVAL`, not on the hot path)
-//! where the step must be atomic (the cap check with the insert).
+//! - `P` + `session-changed`: a pub/sub channel; the scripts that change or remove a session
+//!   publish its id there, atomically with the change, so replicas drop their lease of it.
+//!
+//! Every method is one round trip (a pipeline, or a Lua script where the step must be atomic:
+//! the cap check with the insert, a change with its invalidation), except
+//! [`touch`](SessionStore::touch) under a lease: see [`Leases`] and the module docs of
+//! [`session_store`](super) for the model. Two tasks start with the first `create` or `touch`
+//! and end with the last clone of the store: the invalidation feed and the expiry flusher.
 
 use std::collections::HashMap;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::lease::{Leases, Served};
 use super::{
     parse_level, SessionChange, SessionLimits, SessionRecord, SessionStore, SessionStoreError,
     StoreFuture,
 };
-use crate::shared::{RedisHandle, SharedStateError};
+use crate::shared::{Listener, PubSubMessage, RedisHandle, SharedStateError};
 use mcp_proto::ProtocolVersion;
 
 /// Drops expired ids, checks the cap, then stores the record: atomically, so two replicas
@@ -37,14 +47,17 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return 1
 ";
 
-/// Sets the log level of a session that still exists.
+/// Sets the log level of a session that still exists, and says so on the invalidation
+/// channel (ARGV[2], the id in ARGV[3]).
 const SET_LEVEL: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'lvl', ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 ";
 
-/// Adds or removes a subscription of a session that still exists, counting the change.
+/// Adds or removes a subscription of a session that still exists, counting the change, and
+/// says so on the invalidation channel (ARGV[5]).
 const SUBSCRIBE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[1] == '+' then
@@ -57,6 +70,7 @@ end
 redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[5], ARGV[4])
 return 1
 ";
 
@@ -71,20 +85,56 @@ end
 return live
 ";
 
-/// Removes a session, its subscriptions and its entries in the subscriber index
-/// (ARGV[1]: the prefix of index keys, ARGV[2]: the id).
+/// Removes a session, its subscriptions and its entries in the subscriber index, and says so
+/// on the invalidation channel (ARGV[1]: the prefix of index keys, ARGV[2]: the id, ARGV[3]:
+/// the channel).
 const REMOVE: &str = r"
 for _, uri in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   redis.call('SREM', ARGV[1] .. uri, ARGV[2])
 end
 redis.call('ZREM', KEYS[3], ARGV[2])
-return redis.call('DEL', KEYS[1], KEYS[2])
+local deleted = redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('PUBLISH', ARGV[3], ARGV[2])
+return deleted
 ";
 
-/// Sessions in Redis, under the handle's key prefix; cheap to clone.
+/// Sessions in Redis, under the handle's key prefix; cheap to clone (clones share leases).
 #[derive(Clone, Debug)]
 pub struct RedisSessionStore {
     redis: RedisHandle,
+    cache: Arc<Cache>,
+}
+
+/// A store's replica-local side: its leases and the tasks that keep them honest.
+#[derive(Debug)]
+struct Cache {
+    leases: Arc<Leases>,
+    /// The invalidation feed and the flusher, started on first use; dropping them stops both.
+    tasks: OnceLock<(DropGuard, DropGuard)>,
+}
+
+/// Drops the lease of each session id published on the invalidation channel, and every lease
+/// whenever the subscription is made or lost.
+struct Feed {
+    leases: Arc<Leases>,
+}
+
+impl Listener for Feed {
+    fn message(&self, message: PubSubMessage) -> bool {
+        match std::str::from_utf8(&message.payload) {
+            Ok(id) => self.leases.drop_one(id),
+            Err(_) => self.leases.drop_all(),
+        }
+        true
+    }
+
+    fn subscribed(&self, up: bool) {
+        self.leases.set_feed(up);
+    }
+
+    fn gone(&self) -> bool {
+        false
+    }
 }
 
 fn unavailable(e: SharedStateError) -> SessionStoreError {
@@ -103,9 +153,67 @@ fn now_ms() -> u64 {
 }
 
 impl RedisSessionStore {
-    /// A store talking through `redis` (its prefix, timeout and health).
+    /// How long a replica serves a session from the record it last read unless told it changed:
+    /// one round trip per second per busy session instead of one per request, and should an
+    /// invalidation ever be missed unnoticed, a stale level or subscription list for at most
+    /// this long.
+    pub const DEFAULT_LEASE: Duration = Duration::from_secs(1);
+
+    /// A store talking through `redis` (its prefix, timeout and health), with leases of
+    /// [`DEFAULT_LEASE`](Self::DEFAULT_LEASE).
     pub fn new(redis: RedisHandle) -> Self {
-        RedisSessionStore { redis }
+        Self::with_lease(redis, Self::DEFAULT_LEASE)
+    }
+
+    /// A store whose leases last `lease` (capped by a quarter of the idle timeout);
+    /// `Duration::ZERO` reads Redis on every request.
+    pub fn with_lease(redis: RedisHandle, lease: Duration) -> Self {
+        RedisSessionStore {
+            redis,
+            cache: Arc::new(Cache {
+                leases: Arc::new(Leases::new(lease)),
+                tasks: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// Starts the invalidation feed and the expiry flusher, once (inside a tokio runtime).
+    fn start(&self) {
+        if self.cache.leases.length().is_zero() {
+            return;
+        }
+        self.cache.tasks.get_or_init(|| {
+            let leases = self.cache.leases.clone();
+            let feed = self.redis.listen(
+                vec![self.channel()],
+                Arc::new(Feed {
+                    leases: leases.clone(),
+                }),
+            );
+            let stop = CancellationToken::new();
+            let flusher = Flusher {
+                store: self.clone_without_cache(),
+                leases,
+            };
+            let token = stop.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = token.cancelled() => {}
+                    _ = flusher.run() => {}
+                }
+            });
+            (feed, stop.drop_guard())
+        });
+    }
+
+    /// The same Redis and prefix, without leases (what the flusher needs; holding the cache
+    /// would keep its own tasks alive).
+    fn clone_without_cache(&self) -> RedisSessionStore {
+        RedisSessionStore::with_lease(self.redis.clone(), Duration::ZERO)
+    }
+
+    fn channel(&self) -> String {
+        self.redis.key("session-changed")
     }
 
     fn key(&self, kind: &str, id: &str) -> String {
@@ -141,6 +249,106 @@ fn read_record(
     })
 }
 
+impl RedisSessionStore {
+    /// One round trip: reads session `id`'s record and marks it active (expiring `idle` from
+    /// now); `None` when it is gone.
+    async fn read(
+        &self,
+        id: &str,
+        idle: Duration,
+    ) -> Result<Option<SessionRecord>, SessionStoreError> {
+        let ttl = millis(idle);
+        let mut pipe = redis::pipe();
+        pipe.cmd("HGETALL").arg(self.key("s", id));
+        self.mark_active(&mut pipe, id, ttl, now_ms().saturating_add(ttl));
+        pipe.cmd("PEXPIRE")
+            .arg(self.index())
+            .arg(ttl)
+            .arg("GT")
+            .ignore();
+        let (fields,): (HashMap<String, String>,) = self
+            .redis
+            .query_pipeline(&pipe)
+            .await
+            .map_err(unavailable)?;
+        if fields.is_empty() {
+            return Ok(None);
+        }
+        read_record(id, fields).map(Some)
+    }
+
+    /// Adds to `pipe` what marks session `id` active until `expires` (ms since the epoch): its
+    /// keys' expiry and its score in the index, never recreating a session that is gone.
+    fn mark_active(&self, pipe: &mut redis::Pipeline, id: &str, ttl: u64, expires: u64) {
+        pipe.cmd("PEXPIRE")
+            .arg(self.key("s", id))
+            .arg(ttl)
+            .ignore()
+            .cmd("PEXPIRE")
+            .arg(self.key("subs", id))
+            .arg(ttl)
+            .ignore()
+            .cmd("ZADD")
+            .arg(self.index())
+            .arg("XX")
+            .arg(expires)
+            .arg(id)
+            .ignore();
+    }
+
+    /// Writes the expiry of the sessions served under a lease since the last flush, in one
+    /// pipeline.
+    async fn flush(&self, touched: &[(Box<str>, Duration)]) -> Result<(), SessionStoreError> {
+        let now = now_ms();
+        let mut longest = 0;
+        let mut pipe = redis::pipe();
+        for (id, idle) in touched {
+            let ttl = millis(*idle);
+            longest = longest.max(ttl);
+            self.mark_active(&mut pipe, id, ttl, now.saturating_add(ttl));
+        }
+        pipe.cmd("PEXPIRE")
+            .arg(self.index())
+            .arg(longest)
+            .arg("GT")
+            .ignore();
+        self.redis
+            .query_pipeline::<()>(&pipe)
+            .await
+            .map_err(unavailable)
+    }
+}
+
+/// Writes behind the expiry of sessions served under a lease: every tick (at most 1 s and a
+/// quarter of the shortest idle timeout seen) or sooner when many wait. A failed
+/// flush ends every lease, so the next requests go to Redis (and write their expiry themselves).
+struct Flusher {
+    store: RedisSessionStore,
+    leases: Arc<Leases>,
+}
+
+impl Flusher {
+    async fn run(self) {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(self.leases.tick()) => {}
+                _ = self.leases.flush_wanted() => {}
+            }
+            let touched = self.leases.take_touched();
+            if touched.is_empty() {
+                continue;
+            }
+            if let Err(e) = self.store.flush(&touched).await {
+                tracing::warn!(
+                    "session expiry not written ({} sessions), every replica-local lease ends: {e}",
+                    touched.len()
+                );
+                self.leases.drop_all();
+            }
+        }
+    }
+}
+
 impl SessionStore for RedisSessionStore {
     fn create<'a>(
         &'a self,
@@ -149,6 +357,9 @@ impl SessionStore for RedisSessionStore {
         limits: SessionLimits,
     ) -> StoreFuture<'a, Result<(), SessionStoreError>> {
         Box::pin(async move {
+            self.start();
+            let ticket = self.cache.leases.ticket();
+            let started = Instant::now();
             let now = now_ms();
             let ttl = millis(limits.idle);
             let mut script = redis::cmd("EVAL");
@@ -179,6 +390,8 @@ impl SessionStore for RedisSessionStore {
             }
             let created: i64 = self.redis.query(&script).await.map_err(unavailable)?;
             if created == 1 {
+                let leases = &self.cache.leases;
+                leases.grant(id, record, ticket, limits.idle, started);
                 Ok(())
             } else {
                 Err(SessionStoreError::Full(limits.max_sessions))
@@ -192,38 +405,21 @@ impl SessionStore for RedisSessionStore {
         idle: Duration,
     ) -> StoreFuture<'a, Result<Option<SessionRecord>, SessionStoreError>> {
         Box::pin(async move {
-            let ttl = millis(idle);
-            let mut pipe = redis::pipe();
-            pipe.cmd("HGETALL")
-                .arg(self.key("s", id))
-                .cmd("PEXPIRE")
-                .arg(self.key("s", id))
-                .arg(ttl)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(self.key("subs", id))
-                .arg(ttl)
-                .ignore()
-                .cmd("ZADD")
-                .arg(self.index())
-                .arg("XX")
-                .arg(now_ms().saturating_add(ttl))
-                .arg(id)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(self.index())
-                .arg(ttl)
-                .arg("GT")
-                .ignore();
-            let (fields,): (HashMap<String, String>,) = self
-                .redis
-                .query_pipeline(&pipe)
-                .await
-                .map_err(unavailable)?;
-            if fields.is_empty() {
-                return Ok(None);
+            let leases = &self.cache.leases;
+            if leases.length().is_zero() {
+                return self.read(id, idle).await;
             }
-            read_record(id, fields).map(Some)
+            self.start();
+            let now = Instant::now();
+            let ticket = match leases.serve(id, idle, now) {
+                Served::Leased(record) => return Ok(Some(record)),
+                Served::Read(ticket) => ticket,
+            };
+            let record = self.read(id, idle).await?;
+            if let Some(record) = &record {
+                leases.grant(id, record, ticket, idle, now);
+            }
+            Ok(record)
         })
     }
 
@@ -240,7 +436,9 @@ impl SessionStore for RedisSessionStore {
                     s.arg(SET_LEVEL)
                         .arg(1)
                         .arg(self.key("s", id))
-                        .arg(level.as_str());
+                        .arg(level.as_str())
+                        .arg(self.channel())
+                        .arg(id);
                     s
                 }
                 SessionChange::Subscribe(uri) | SessionChange::Unsubscribe(uri) => {
@@ -258,12 +456,16 @@ impl SessionStore for RedisSessionStore {
                         .arg(sign)
                         .arg(uri)
                         .arg(millis(idle))
-                        .arg(id);
+                        .arg(id)
+                        .arg(self.channel());
                     s
                 }
             };
-            let found: i64 = self.redis.query(&script).await.map_err(unavailable)?;
-            Ok(found == 1)
+            let found = self.redis.query::<i64>(&script).await;
+            // Whatever the answer, this replica's next request reads the change (or its
+            // absence) from Redis, even before the invalidation comes back.
+            self.cache.leases.drop_one(id);
+            Ok(found.map_err(unavailable)? == 1)
         })
     }
 
@@ -301,9 +503,11 @@ impl SessionStore for RedisSessionStore {
                 .arg(self.key("subs", id))
                 .arg(self.index())
                 .arg(self.key("subscribers", ""))
-                .arg(id);
-            let deleted: i64 = self.redis.query(&cmd).await.map_err(unavailable)?;
-            Ok(deleted > 0)
+                .arg(id)
+                .arg(self.channel());
+            let deleted = self.redis.query::<i64>(&cmd).await;
+            self.cache.leases.drop_one(id);
+            Ok(deleted.map_err(unavailable)? > 0)
         })
     }
 

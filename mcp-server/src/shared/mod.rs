@@ -13,6 +13,7 @@ mod redis;
 
 use std::time::Duration;
 
+pub(crate) use self::redis::Listener;
 pub use self::redis::{PubSubMessage, RedisHandle, Subscription};
 /// The Redis client crate, re-exported so commands built for [`RedisHandle::query`] use the
 /// same version.
@@ -42,6 +43,10 @@ pub struct RedisConfig {
     /// Messages of one subscription queued before the subscriber drops further ones (default
     /// 1024).
     pub subscription_queue: usize,
+    /// How long a replica serves a 2025-era session from the record it last read before asking
+    /// Redis again, unless told it changed (default 1 s; zero asks on every request; see
+    /// [`session_store`](crate::session_store)).
+    pub session_lease: Duration,
 }
 
 impl RedisConfig {
@@ -52,6 +57,7 @@ impl RedisConfig {
             key_prefix: "mcp:".into(),
             command_timeout: Duration::from_secs(2),
             subscription_queue: 1024,
+            session_lease: crate::session_store::RedisSessionStore::DEFAULT_LEASE,
         }
     }
 
@@ -64,6 +70,12 @@ impl RedisConfig {
     /// The same config with a different per-command timeout.
     pub fn command_timeout(mut self, timeout: Duration) -> Self {
         self.command_timeout = timeout;
+        self
+    }
+
+    /// The same config with 2025-era session leases of `lease` (zero: none).
+    pub fn session_lease(mut self, lease: Duration) -> Self {
+        self.session_lease = lease;
         self
     }
 }

@@ -224,6 +224,16 @@ impl RedisHandle {
     /// Dropping the [`Subscription`] unsubscribes.
     pub fn subscribe(&self, channels: Vec<String>) -> Subscription {
         let (sender, receiver) = mpsc::channel(self.inner.config.subscription_queue.max(1));
+        Subscription {
+            receiver,
+            _stop: self.listen(channels, Arc::new(sender)),
+        }
+    }
+
+    /// Like [`subscribe`](Self::subscribe), but hands each message to `listener` on the
+    /// subscription's own task (no queue, nothing dropped) and tells it whenever the
+    /// subscription is made or lost; dropping the guard unsubscribes.
+    pub(crate) fn listen(&self, channels: Vec<String>, listener: Arc<dyn Listener>) -> DropGuard {
         let stop = CancellationToken::new();
         self.inner
             .subscriptions_down
@@ -233,24 +243,23 @@ impl RedisHandle {
         tokio::spawn(async move {
             tokio::select! {
                 _ = token.cancelled() => {}
-                _ = handle.run_subscription(&channels, &sender) => {}
+                _ = handle.run_subscription(&channels, &*listener) => {}
             }
+            listener.subscribed(false);
         });
-        Subscription {
-            receiver,
-            _stop: stop.drop_guard(),
-        }
+        stop.drop_guard()
     }
 
-    /// Subscribes and forwards until the receiver goes away; the subscription counts as down
-    /// whenever it is not subscribed.
-    async fn run_subscription(&self, channels: &[String], sender: &mpsc::Sender<PubSubMessage>) {
+    /// Subscribes and forwards until the listener goes away; the subscription counts as down
+    /// whenever it is not subscribed (the listener hears so first).
+    async fn run_subscription(&self, channels: &[String], listener: &dyn Listener) {
         let mut down = DownCounter::new(&self.inner.subscriptions_down);
         let (first, last) = RESUBSCRIBE_BACKOFF;
         let mut wait = first;
         loop {
             match self.open_subscription(channels).await {
                 Ok(mut stream) => {
+                    listener.subscribed(true);
                     down.set(false);
                     wait = first;
                     tracing::debug!("subscribed to {channels:?} at {}", self.inner.addr);
@@ -261,14 +270,11 @@ impl RedisHandle {
                             channel: message.get_channel_name().to_owned(),
                             payload: message.get_payload_bytes().to_vec(),
                         };
-                        match sender.try_send(message) {
-                            Ok(()) => {}
-                            Err(mpsc::error::TrySendError::Full(_)) => tracing::warn!(
-                                "a Redis subscription's reader is not keeping up; a message was dropped"
-                            ),
-                            Err(mpsc::error::TrySendError::Closed(_)) => return,
+                        if !listener.message(message) {
+                            return;
                         }
                     }
+                    listener.subscribed(false);
                     down.set(true);
                     tracing::warn!(
                         "lost the Redis subscription to {channels:?} at {}; re-subscribing",
@@ -280,7 +286,7 @@ impl RedisHandle {
                     *lock(&self.inner.last_error) = Some(e);
                 }
             }
-            if sender.is_closed() {
+            if listener.gone() {
                 return;
             }
             tokio::time::sleep(wait).await;
@@ -338,6 +344,39 @@ impl<'a> DownCounter<'a> {
 impl Drop for DownCounter<'_> {
     fn drop(&mut self) {
         self.set(false);
+    }
+}
+
+/// What a subscription made with [`RedisHandle::listen`] reports to.
+pub(crate) trait Listener: Send + Sync + 'static {
+    /// A message arrived; false ends the subscription (nobody listens any more).
+    fn message(&self, message: PubSubMessage) -> bool;
+    /// The subscription is now subscribed (`true`), or lost or ended (`false`: messages
+    /// published from now on are missed until it is subscribed again).
+    fn subscribed(&self, up: bool);
+    /// Whether nobody listens any more (the subscription then ends).
+    fn gone(&self) -> bool;
+}
+
+/// A [`Subscription`]'s queue.
+impl Listener for mpsc::Sender<PubSubMessage> {
+    fn message(&self, message: PubSubMessage) -> bool {
+        match self.try_send(message) {
+            Ok(()) => true,
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                tracing::warn!(
+                    "a Redis subscription's reader is not keeping up; a message was dropped"
+                );
+                true
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => false,
+        }
+    }
+
+    fn subscribed(&self, _up: bool) {}
+
+    fn gone(&self) -> bool {
+        self.is_closed()
     }
 }
 
