@@ -29,13 +29,15 @@ use std::pin::Pin;
 
 use mcp_client::hub::{
     call_tool_arguments, call_tool_definition, search_tools_arguments, search_tools_definition,
-    Hub, HubError, HubPrompt, HubTool,
+    Hub, HubError, HubPrompt, HubTool, ToolReply,
 };
 
 use crate::input_forwarding::{forwarding, InputForwarder};
 use mcp_client::{CallOptions, TaskFlavour, TaskOptions};
 use mcp_server::schema::{self, CallToolResult, GetPromptResult, ReadResourceResult};
-use mcp_server::{Context, PromptArguments, ResourceRequest, Server, ServerError};
+use mcp_server::{
+    Context, IntoToolResult, PromptArguments, ResourceRequest, Server, ServerError, ToolOutput,
+};
 use serde_json::Value;
 
 /// The name the proxy announces in `initialize`.
@@ -103,7 +105,7 @@ pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
     builder.build()
 }
 
-type ToolFuture = Pin<Box<dyn Future<Output = CallToolResult> + Send>>;
+type ToolFuture = Pin<Box<dyn Future<Output = ToolOutput> + Send>>;
 type PromptFuture = Pin<Box<dyn Future<Output = Result<GetPromptResult, ServerError>> + Send>>;
 
 /// The flavour of tasks the server behind `tool` offers.
@@ -162,7 +164,7 @@ async fn forward_registered(
     exposed: String,
     args: Value,
     ctx: Context,
-) -> CallToolResult {
+) -> ToolOutput {
     forwarding(ctx.clone(), async move {
         let _in_flight = hub
             .resolve_tool(&exposed)
@@ -185,6 +187,7 @@ fn search_tools_handler(
                 Ok((query, limit)) => hub.search_tools_result(&query, limit),
                 Err(message) => CallToolResult::error(message),
             }
+            .into_tool_result()
         })
     }
 }
@@ -202,10 +205,10 @@ fn call_tool_handler(
         Box::pin(async move {
             match call_tool_arguments(&args) {
                 Ok((name, inner)) => match hub.check_searchable(&name) {
-                    Some(refusal) => refusal,
+                    Some(refusal) => refusal.into_tool_result(),
                     None => forward_registered(hub, input, name, inner, ctx).await,
                 },
-                Err(message) => CallToolResult::error(message),
+                Err(message) => ToolOutput::error(message),
             }
         })
     }
@@ -216,8 +219,9 @@ const PROGRESS_QUEUE: usize = 16;
 
 /// One forwarded call. In a task of the proxy, a tool whose server offers 2025-11-25 tasks and
 /// allows one runs upstream as a task (progress relayed, cancellation sent as `tasks/cancel`);
-/// otherwise it is a plain call, cancelled with the proxy's request or task.
-async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> CallToolResult {
+/// otherwise it is a plain call, cancelled with the proxy's request or task, whose result goes
+/// back as the upstream wrote it when the hub has nothing to do to it.
+async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> ToolOutput {
     let cancel = ctx.cancellation().clone();
     let upstream_task = ctx.task_id().is_some()
         && hub.resolve_tool(exposed).is_ok_and(|tool| {
@@ -231,14 +235,17 @@ async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> C
         });
     if !upstream_task {
         let options = CallOptions::default().cancel_with(cancel);
-        return hub
-            .call_tool_with(exposed, args, options)
-            .await
-            .unwrap_or_else(|e| e.to_tool_result());
+        return match hub.call_tool_reply(exposed, args, options).await {
+            Ok(ToolReply::Raw(raw)) => ToolOutput::raw(raw.into_json()),
+            Ok(ToolReply::Typed(result)) => (*result).into_tool_result(),
+            Err(e) => e.to_tool_result().into_tool_result(),
+        };
     }
     // Boxed: the task path's state is large and rare, and a future is as big as its largest
     // path, so inline it would be copied with every plain call.
-    Box::pin(forward_as_task(hub, exposed, args, ctx, cancel)).await
+    Box::pin(forward_as_task(hub, exposed, args, ctx, cancel))
+        .await
+        .into_tool_result()
 }
 
 /// A forwarded call run upstream as a task, with its progress relayed to `ctx`.

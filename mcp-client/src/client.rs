@@ -30,6 +30,7 @@ use crate::input::{InputRound, INPUT_METHODS, MAX_INPUT_ROUNDS};
 use crate::listen::{backoff, ListenState, MAX_LISTEN_FAILURES};
 use crate::modern::{self, ModernMeta};
 use crate::options::{clamp_timeout, CallOptions, ClientOptions};
+use crate::raw_result::RawToolResult;
 use crate::stderr_ring::StderrRing;
 use crate::stdio::{self, StdioServerConfig};
 use crate::supervisor::{ChildProcess, RestartPolicy};
@@ -1075,6 +1076,40 @@ impl Client {
             .clone()
     }
 
+    /// Like [`call_tool_with`](Self::call_tool_with), the result left as the JSON text the
+    /// server wrote, without the 2026-07-28 head: for a caller that hands it on unread (a
+    /// proxy), which saves reading it into types and writing it again. A task the server makes
+    /// instead is followed to its result as usual.
+    pub async fn call_tool_json(
+        &self,
+        name: &str,
+        arguments: serde_json::Value,
+        options: CallOptions,
+    ) -> Result<RawToolResult, ClientError> {
+        let params = CallToolParams::new(name).with_arguments(arguments);
+        if !self.requires_task(name).await {
+            let task_options = crate::tasks::TaskOptions::from_call(&options);
+            let raw = self.send_call(&params, options).await?;
+            let task = match crate::raw_result::read(raw, self.era() == Era::Modern) {
+                Ok(result) => return Ok(result),
+                Err(raw) => match self.task_start(raw)? {
+                    crate::tasks::TaskStart::Done(result) => return self.to_raw_result(&result),
+                    crate::tasks::TaskStart::Task(task) => task,
+                },
+            };
+            let result = Box::pin(self.await_task_result(&task.task_id, &task_options)).await?;
+            return self.to_raw_result(&result);
+        }
+        let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+        let result = Box::pin(self.call_tool_with(name, arguments, options)).await?;
+        self.to_raw_result(&result)
+    }
+
+    /// A result that had to be read, written back as text for [`call_tool_json`](Self::call_tool_json).
+    fn to_raw_result(&self, result: &CallToolResult) -> Result<RawToolResult, ClientError> {
+        RawToolResult::from_typed(result).map_err(|e| self.encode_error(CallTool::METHOD, e))
+    }
+
     /// One `tools/call` with `params` as it is (a `task` field included): the result, or
     /// the task the server created instead.
     pub(crate) async fn call_tool_raw(
@@ -1082,7 +1117,17 @@ impl Client {
         params: &CallToolParams,
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
-        let raw = match self
+        let raw = self.send_call(params, options).await?;
+        self.task_start(raw)
+    }
+
+    /// Sends one `tools/call` with `params` and returns the answer's text.
+    async fn send_call(
+        &self,
+        params: &CallToolParams,
+        options: CallOptions,
+    ) -> Result<jsonrpc::RawJson, ClientError> {
+        match self
             .request_json(
                 CallTool::METHOD,
                 Some(self.encode_params(params)?),
@@ -1103,10 +1148,14 @@ impl Client {
                     self.request_json(CallTool::METHOD, Some(self.encode_params(params)?), options)
                         .await
                 })
-                .await?
+                .await
             }
-            other => other?,
-        };
+            other => other,
+        }
+    }
+
+    /// A `tools/call` answer read: the tool's result, or the task the server created instead.
+    fn task_start(&self, raw: jsonrpc::RawJson) -> Result<crate::tasks::TaskStart, ClientError> {
         // Most answers are the tool's result: read it straight from the text. One that names a
         // task (either flavour) is read again in full.
         if let Ok(result) = jsonrpc::from_object::<CallToolResult>(raw.get()) {

@@ -28,6 +28,7 @@ mod listen;
 mod modern;
 mod options;
 mod param_headers;
+mod raw_result;
 mod stderr_ring;
 mod stdio;
 mod supervisor;
@@ -44,6 +45,7 @@ pub use options::{
     CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT,
     MAX_TIMEOUT, MIN_TIMEOUT,
 };
+pub use raw_result::RawToolResult;
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;
 pub use supervisor::{ChildExit, ChildProcess, RestartPolicy, ShutdownTimeouts};

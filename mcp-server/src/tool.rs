@@ -179,6 +179,9 @@ enum Repr {
         /// The structured content, serialized.
         json: RawJson,
     },
+    /// A whole `CallToolResult` already written as a JSON object (one forwarded from another
+    /// server), answered as it is.
+    Raw(RawJson),
     /// Not a result: the call is answered with this JSON-RPC error.
     Refused(ServerError),
 }
@@ -217,6 +220,19 @@ impl ToolOutput {
         }
     }
 
+    /// A result already written as a `CallToolResult` JSON object (say, one a proxy got from
+    /// its upstream), answered as it is, without being read into types and written again. The
+    /// server only adds what the protocol version needs: the 2026-07-28 head, and the removal of
+    /// `structuredContent` before 2025-06-18. Text that is not a JSON object becomes an error
+    /// result.
+    pub fn raw(result: RawJson) -> Self {
+        if result.get().trim_start().starts_with('{') {
+            ToolOutput(Repr::Raw(result))
+        } else {
+            ToolOutput::error("the tool's result is not a JSON object")
+        }
+    }
+
     /// A failure of the handler: an `isError` result with the error's chain, or the JSON-RPC
     /// error a [`ToolError::protocol`] asks for.
     pub fn failed(error: impl Into<ToolError>) -> Self {
@@ -231,6 +247,7 @@ impl ToolOutput {
         match &self.0 {
             Repr::Result(r) => r.is_error(),
             Repr::Json(_) | Repr::TextAndJson { .. } => false,
+            Repr::Raw(raw) => raw_is_error(raw),
             Repr::Refused(_) => true,
         }
     }
@@ -240,6 +257,9 @@ impl ToolOutput {
         match self.0 {
             Repr::Result(r) => *r,
             Repr::Refused(e) => CallToolResult::error(e.to_string()),
+            Repr::Raw(raw) => mcp_proto::jsonrpc::from_object(raw.get()).unwrap_or_else(|e| {
+                CallToolResult::error(format!("the tool's result is not a CallToolResult: {e}"))
+            }),
             Repr::Json(json) => CallToolResult {
                 structured_content: serde_json::from_str(json.get()).ok(),
                 ..CallToolResult::text(json.get())
@@ -279,10 +299,38 @@ impl ToolOutput {
             Repr::TextAndJson { text, json } => {
                 text_and_structured(Some(&text), &json, version, head)
             }
+            // Before 2025-06-18 there is no structured content: the rare old client gets the
+            // result read, cut and written again.
+            Repr::Raw(raw)
+                if !version.has_structured_output()
+                    && raw.get().contains("\"structuredContent\"") =>
+            {
+                let mut result: JsonObject =
+                    mcp_proto::jsonrpc::from_object(raw.get()).map_err(|e| {
+                        ServerError::handler(format!("the tool's result is not JSON: {e}"))
+                    })?;
+                result.shift_remove("structuredContent");
+                let raw = mcp_proto::jsonrpc::to_raw(&result).map_err(encode_error)?;
+                return ToolOutput(Repr::Raw(raw)).into_raw(version, head);
+            }
+            Repr::Raw(raw) => match head {
+                None => Ok(raw),
+                Some(head) => return head.complete(&raw),
+            },
             Repr::Refused(e) => return Err(e),
         };
         encoded.map_err(encode_error)
     }
+}
+
+/// Whether a raw result says `isError: true`.
+fn raw_is_error(raw: &RawValue) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        #[serde(rename = "isError", default)]
+        is_error: Option<bool>,
+    }
+    serde_json::from_str::<Flag>(raw.get()).is_ok_and(|f| f.is_error == Some(true))
 }
 
 fn encode_error(e: serde_json::Error) -> ServerError {
@@ -535,6 +583,38 @@ mod tests {
             .into_raw(ProtocolVersion::V2025_03_26, None)
             .unwrap();
         assert!(!raw.get().contains("structuredContent"));
+    }
+
+    #[test]
+    fn raw_results_are_written_as_they_are() {
+        let text = r#"{"x":1,"structuredContent":{"a":1},"content":[],"isError":true}"#;
+        let raw = |t: &str| ToolOutput::raw(mcp_proto::jsonrpc::raw_json(t));
+        let out = raw(text);
+        assert!(out.is_error());
+        let written = out.into_raw(ProtocolVersion::V2025_11_25, None).unwrap();
+        assert_eq!(written.get(), text);
+        // No structured content before 2025-06-18; the rest in its order.
+        let old = raw(text)
+            .into_raw(ProtocolVersion::V2025_03_26, None)
+            .unwrap();
+        assert_eq!(old.get(), r#"{"x":1,"content":[],"isError":true}"#);
+        // Under 2026-07-28 the server's head goes in front.
+        let info = mcp_proto::jsonrpc::raw_json(r#"{"name":"s","version":"1"}"#);
+        let head = ResultHead::new(&info, None);
+        let modern = raw(r#"{"content":[]}"#)
+            .into_raw(ProtocolVersion::V2026_07_28, Some(&head))
+            .unwrap();
+        let v: Value = serde_json::from_str(modern.get()).unwrap();
+        assert_eq!(v["resultType"], "complete");
+        assert_eq!(
+            v["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "s"
+        );
+        assert_eq!(v["content"], serde_json::json!([]));
+        // Text that is not an object is no result.
+        let not_object = raw("[1]");
+        assert!(not_object.is_error());
+        assert!(!raw(r#"{"content":[]}"#).is_error());
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod naming;
 mod oauth;
 mod observe;
 mod reconnect;
+mod reply;
 mod result_limit;
 pub mod schema_convert;
 mod search;
@@ -64,6 +65,7 @@ pub use naming::{exposed_name, NameCollision, ToolNames, ToolRoute, MAX_NAME_LEN
 pub use oauth::authorizer_for;
 pub use observe::{CallObserver, CallRecord};
 pub use reconnect::{describe_wait, HubEvent, ReconnectPolicy};
+pub use reply::ToolReply;
 pub use result_limit::{truncation_marker, ResultLimit};
 pub use search::{SearchHit, ToolIndex};
 pub use server::{ServerLists, ServerSnapshot, ServerStatus};
@@ -419,10 +421,39 @@ impl Hub {
         arguments: Value,
         options: CallOptions,
     ) -> Result<CallToolResult, HubError> {
+        self.call_observed(name, arguments, options, false)
+            .await
+            .map(ToolReply::into_typed)
+    }
+
+    /// Like [`call_tool_with`](Self::call_tool_with) for a caller that hands the result on (a
+    /// proxy): when the hub has nothing to do to the result of the tool's server (no
+    /// [`ResultLimit`], [`Shaping`] that keeps results whole, no [`HubOptions::on_result`]),
+    /// it is left as the server's JSON text, which saves reading and writing it again.
+    pub async fn call_tool_reply(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+    ) -> Result<ToolReply, HubError> {
+        self.call_observed(name, arguments, options, true).await
+    }
+
+    /// A call as a span when traced, recorded for [`HubOptions::on_call`]; `unread` allows a
+    /// raw result.
+    async fn call_observed(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+        unread: bool,
+    ) -> Result<ToolReply, HubError> {
         let observer = self.inner.options.on_call.as_ref();
         let span = observe::call_span(name);
         if observer.is_none() && span.is_none() {
-            return self.call_routed(name, arguments, options, None).await;
+            return self
+                .call_routed(name, arguments, options, unread, None)
+                .await;
         }
         let at = std::time::SystemTime::now();
         let started = std::time::Instant::now();
@@ -431,7 +462,7 @@ impl Hub {
             .filter(|o| o.wants_contents())
             .map(|_| arguments.clone());
         let mut routed = None;
-        let call = self.call_routed(name, arguments, options, Some(&mut routed));
+        let call = self.call_routed(name, arguments, options, unread, Some(&mut routed));
         let result = match &span {
             Some(span) => {
                 use tracing::Instrument;
@@ -468,27 +499,29 @@ impl Hub {
                 outcome,
                 error: result.as_ref().err().map(ToString::to_string),
                 argument_bytes,
-                result_bytes: result.as_ref().ok().map(observe::json_size),
+                result_bytes: result.as_ref().ok().map(ToolReply::json_size),
                 arguments: kept,
                 result: result
                     .as_ref()
                     .ok()
                     .filter(|_| contents)
-                    .and_then(|r| serde_json::to_value(r).ok()),
+                    .and_then(ToolReply::to_value),
             });
         }
         result
     }
 
     /// Resolves, approves, waits for a slot under the server's limits and calls; `routed`
-    /// learns the server and raw tool name once resolved.
+    /// learns the server and raw tool name once resolved. With `unread`, a result the hub has
+    /// nothing to do to stays raw.
     async fn call_routed(
         &self,
         name: &str,
         arguments: Value,
         mut options: CallOptions,
+        unread: bool,
         routed: Option<&mut Option<(String, String)>>,
-    ) -> Result<CallToolResult, HubError> {
+    ) -> Result<ToolReply, HubError> {
         let (tool, client, config) = self.approved_call(name, &arguments).await?;
         if let Some(routed) = routed {
             *routed = Some((tool.server.clone(), tool.tool.name.clone()));
@@ -498,22 +531,32 @@ impl Hub {
         options.timeout = options.timeout.or(Some(config.timeout));
         // A strict-mode model sends `null` for optional fields it leaves out.
         let arguments = schema_convert::restore_tool_arguments(&tool.tool, arguments);
-        let result = match client
+        let failed = |e: crate::ClientError| {
+            let e = HubError::from(e);
+            if e.kind() == ErrorKind::Connection {
+                if let Ok(server) = self.find(&tool.server) {
+                    server.suspect();
+                }
+            }
+            e
+        };
+        let untouched = config.result_limit.is_unlimited()
+            && self.inner.options.shaping.keeps_results()
+            && self.inner.options.on_result.is_none();
+        if unread && untouched {
+            return client
+                .call_tool_json(&tool.tool.name, arguments, options)
+                .await
+                .map(ToolReply::Raw)
+                .map_err(failed);
+        }
+        let result = client
             .call_tool_with(&tool.tool.name, arguments, options)
             .await
-        {
-            Ok(result) => result,
-            Err(e) => {
-                let e = HubError::from(e);
-                if e.kind() == ErrorKind::Connection {
-                    if let Ok(server) = self.find(&tool.server) {
-                        server.suspect();
-                    }
-                }
-                return Err(e);
-            }
-        };
-        Ok(self.finish_result(&tool, result))
+            .map_err(failed)?;
+        Ok(ToolReply::Typed(Box::new(
+            self.finish_result(&tool, result),
+        )))
     }
 
     /// What happens to the servers (reconnects), as it happens.

@@ -30,6 +30,11 @@ impl Default for Shaping {
 }
 
 impl Shaping {
+    /// Whether [`shape`](Self::shape) leaves every result as it is.
+    pub fn keeps_results(&self) -> bool {
+        self.include_structured && self.include_meta && self.max_chars.is_none()
+    }
+
     /// Applies the rules to a result.
     pub fn shape(&self, mut result: CallToolResult) -> CallToolResult {
         if !self.include_structured {

@@ -1,0 +1,251 @@
+//! A tool's result kept as the JSON text the server wrote, for a caller that hands it on (a
+//! proxy): read only as far as needed to tell a result from a task and to take the 2026-07-28
+//! head off, never into types, so it is neither parsed into a `CallToolResult` nor written
+//! again.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::schema::modern::meta_keys;
+use mcp_proto::schema::CallToolResult;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// A `CallToolResult` as the server wrote it, minus the 2026-07-28 head (`resultType`, the
+/// server's info in `_meta`): every other field, known or not, as it came.
+#[derive(Debug, Clone)]
+pub struct RawToolResult {
+    json: RawJson,
+    is_error: bool,
+}
+
+impl RawToolResult {
+    /// The result's JSON text (an object).
+    pub fn get(&self) -> &RawValue {
+        &self.json
+    }
+
+    /// The result's JSON text, owned.
+    pub fn into_json(self) -> RawJson {
+        self.json
+    }
+
+    /// Whether the tool reported a failure (`isError: true`).
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The result read into its type, for a caller that needs to look inside after all.
+    pub fn to_typed(&self) -> Result<CallToolResult, serde_json::Error> {
+        jsonrpc::from_object(self.json.get())
+    }
+
+    /// A typed result written as text (a result that had to be read, e.g. a task's).
+    pub fn from_typed(result: &CallToolResult) -> Result<Self, serde_json::Error> {
+        Ok(RawToolResult {
+            json: jsonrpc::to_raw(result)?,
+            is_error: result.is_error(),
+        })
+    }
+}
+
+/// `raw` as a tool's result, with the head taken off when `modern`; `raw` itself back when it
+/// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
+pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
+    let Ok(Fields(fields)) = jsonrpc::from_object::<Fields<'_>>(raw.get()) else {
+        return Err(raw);
+    };
+    let mut is_error = false;
+    let mut head = false;
+    for (key, value) in &fields {
+        let value = value.get();
+        match key.as_ref() {
+            "content" if !value.starts_with('[') => return Err(raw),
+            "isError" => match value {
+                "true" => is_error = true,
+                "false" | "null" => {}
+                _ => return Err(raw),
+            },
+            // Either flavour of task: the typed read follows it.
+            "task" if value.starts_with('{') => return Err(raw),
+            "resultType" if value == "\"task\"" => return Err(raw),
+            "resultType" => head |= modern,
+            "_meta" if !value.starts_with('{') => return Err(raw),
+            "_meta" => head |= modern && value.contains(meta_keys::SERVER_INFO),
+            _ => {}
+        }
+    }
+    if !head {
+        drop(fields);
+        return Ok(RawToolResult {
+            json: raw,
+            is_error,
+        });
+    }
+    // Written by serde_json from text it already checked: no second validation of the result.
+    match serde_json::value::to_raw_value(&WithoutHead(&fields)) {
+        Ok(json) => Ok(RawToolResult { json, is_error }),
+        Err(_) => {
+            drop(fields);
+            Err(raw)
+        }
+    }
+}
+
+/// An object's members without `resultType` and without the server's info in `_meta` (an
+/// empty `_meta` left out).
+struct WithoutHead<'a>(&'a [(Cow<'a, str>, &'a RawValue)]);
+
+impl Serialize for WithoutHead<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.0 {
+            match key.as_ref() {
+                "resultType" => {}
+                "_meta" => {
+                    let Fields(meta) = serde_json::from_str::<Fields<'_>>(value.get())
+                        .map_err(serde::ser::Error::custom)?;
+                    if meta.iter().any(|(k, _)| k != meta_keys::SERVER_INFO) {
+                        map.serialize_entry(key, &WithoutInfo(&meta))?;
+                    }
+                }
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// `_meta`'s members without the server's info.
+struct WithoutInfo<'a>(&'a [(Cow<'a, str>, &'a RawValue)]);
+
+impl Serialize for WithoutInfo<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.0.iter().filter(|(k, _)| k != meta_keys::SERVER_INFO) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
+/// An object's members in order, keys read (borrowed where they have no escapes) and values
+/// left as their text.
+struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> Deserialize<'de> for Fields<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> Visitor<'de> for Members {
+            type Value = Fields<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
+                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(Key(key)) = map.next_key()? {
+                    fields.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(Fields(fields))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// An object's key, borrowed from the text unless it has escapes.
+struct Key<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> Visitor<'de> for Text {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
+                Ok(Key(Cow::Owned(s)))
+            }
+        }
+        deserializer.deserialize_str(Text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_proto::jsonrpc::raw_json;
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    fn passed(text: &str, modern: bool) -> RawToolResult {
+        read(raw_json(text), modern).expect("a plain result")
+    }
+
+    #[test]
+    fn a_2025_result_passes_as_it_came() {
+        let text = r#"{"x-b":1,"content":[{"type":"text","text":"hi","_meta":{"k":2}}],"isError":true,"structuredContent":{"n":1.50},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#;
+        let result = passed(text, false);
+        assert_eq!(result.get().get(), text);
+        assert!(result.is_error());
+    }
+
+    #[test]
+    fn the_modern_head_is_taken_off_and_nothing_else() {
+        let text = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#;
+        let result = passed(text, true);
+        assert_eq!(
+            result.get().get(),
+            r#"{"_meta":{"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#
+        );
+        assert!(!result.is_error());
+        let only_head = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}},"content":[{"type":"text","text":"t"}],"isError":false}"#;
+        assert_eq!(
+            passed(only_head, true).get().get(),
+            r#"{"content":[{"type":"text","text":"t"}],"isError":false}"#
+        );
+        assert_eq!(passed("{}", true).get().get(), "{}");
+    }
+
+    #[test]
+    fn the_text_read_matches_the_typed_read() {
+        let text = r#"{"resultType":"complete","content":[{"type":"text","text":"a"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1},"isError":true,"z":2}"#;
+        let mut typed: CallToolResult = serde_json::from_str(text).expect("typed");
+        crate::modern::drop_head(&mut typed.meta, &mut typed.extra);
+        let raw: Value = serde_json::from_str(passed(text, true).get().get()).expect("json");
+        assert_eq!(raw, serde_json::to_value(&typed).expect("value"));
+        assert_eq!(passed(text, true).to_typed().expect("typed"), typed);
+    }
+
+    #[test]
+    fn tasks_and_odd_results_are_left_to_the_typed_read() {
+        for text in [
+            r#"{"task":{"taskId":"t"}}"#,
+            r#"{"resultType":"task","taskId":"t"}"#,
+            r#"{"content":null}"#,
+            r#"{"content":{}}"#,
+            r#"{"isError":"yes"}"#,
+            r#"{"_meta":[]}"#,
+            r#"[1]"#,
+            r#"7"#,
+        ] {
+            assert!(read(raw_json(text), true).is_err(), "{text}");
+        }
+        let typed = RawToolResult::from_typed(&CallToolResult::error("no")).expect("typed");
+        assert!(typed.is_error());
+        assert_eq!(
+            serde_json::from_str::<Value>(typed.get().get()).expect("json"),
+            json!({"content": [{"type": "text", "text": "no"}], "isError": true})
+        );
+    }
+}
