@@ -16,6 +16,7 @@ use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
 use crate::server::{Offers, RootsHook, Server, ServerOptions, SharedParts};
+#[cfg(feature = "redis")]
 use crate::shared::{RedisConfig, RedisHandle, StateBackend};
 use crate::tasks::{TaskOptions, TaskStore};
 use crate::tool::{IntoToolResult, Tool};
@@ -30,6 +31,7 @@ pub struct ServerBuilder<S = ()> {
     on_roots_list_changed: Option<RootsHook>,
     seal_key: Option<SealKey>,
     task_store: Option<Arc<dyn TaskStore>>,
+    #[cfg(feature = "redis")]
     backend: StateBackend,
     errors: Vec<String>,
     state: S,
@@ -46,6 +48,7 @@ impl ServerBuilder {
             on_roots_list_changed: None,
             seal_key: None,
             task_store: None,
+            #[cfg(feature = "redis")]
             backend: StateBackend::Memory,
             errors: Vec::new(),
             state: (),
@@ -65,6 +68,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             on_roots_list_changed: self.on_roots_list_changed,
             seal_key: self.seal_key,
             task_store: self.task_store,
+            #[cfg(feature = "redis")]
             backend: self.backend,
             errors: self.errors,
             state,
@@ -238,9 +242,8 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Where task records are kept (default: a [`RedisTaskStore`](crate::tasks::RedisTaskStore)
-    /// when state is shared through Redis, else a
-    /// [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10 000 records).
+    /// Where task records are kept (default: a `RedisTaskStore` when state is shared through
+    /// Redis, else a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10 000 records).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Arc::new(store));
         self
@@ -248,13 +251,17 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
 
     /// Where state shared by replicas lives (default [`StateBackend::Memory`]: in this process).
     /// With Redis, `/readyz` reports whether Redis answers, and the shared stores use it.
+    /// Only with the `redis` feature.
+    #[cfg(feature = "redis")]
     pub fn shared_state(mut self, backend: StateBackend) -> Self {
         self.backend = backend;
         self
     }
 
     /// Shares state with other replicas through Redis at `url` (keys under `mcp:`; see
-    /// [`shared_state`](Self::shared_state) with a [`RedisConfig`] to change that).
+    /// [`shared_state`](Self::shared_state) with a [`RedisConfig`] to change that). Only with
+    /// the `redis` feature.
+    #[cfg(feature = "redis")]
     pub fn redis(self, url: impl Into<String>) -> Self {
         self.shared_state(StateBackend::Redis(RedisConfig::new(url)))
     }
@@ -280,19 +287,20 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
 
     /// Builds the server, or says which registration was invalid (a bad URI template, a bad
     /// Redis URL).
-    pub fn try_build(mut self) -> Result<Server, ServerError> {
-        let redis = match &self.backend {
-            StateBackend::Memory => None,
+    pub fn try_build(self) -> Result<Server, ServerError> {
+        #[cfg(feature = "redis")]
+        let (redis, redis_error) = match &self.backend {
+            StateBackend::Memory => (None, None),
             StateBackend::Redis(config) => match RedisHandle::new(config.clone()) {
-                Ok(handle) => Some(handle),
-                Err(e) => {
-                    self.errors.push(e.to_string());
-                    None
-                }
+                Ok(handle) => (Some(handle), None),
+                Err(e) => (None, Some(e.to_string())),
             },
         };
-        if !self.errors.is_empty() {
-            return Err(ServerError::InvalidParams(self.errors.join("; ")));
+        #[cfg(not(feature = "redis"))]
+        let redis_error: Option<String> = None;
+        let errors: Vec<String> = self.errors.into_iter().chain(redis_error).collect();
+        if !errors.is_empty() {
+            return Err(ServerError::InvalidParams(errors.join("; ")));
         }
         Ok(Server::assemble(
             self.info,
@@ -303,6 +311,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             SharedParts {
                 seal_key: self.seal_key,
                 task_store: self.task_store,
+                #[cfg(feature = "redis")]
                 redis,
             },
         ))

@@ -138,6 +138,20 @@
 //! [`Context::cancelled`] fires on `tasks/cancel`, and [`Context::progress`] also becomes the
 //! task's status message. Records live in a [`TaskStore`] held by the server, so a task outlives
 //! the connection that started it. See [`tasks`].
+//!
+//! ## Cargo features
+//!
+//! - `schemars` (default): tool input and output schemas derived from Rust types.
+//! - `oauth` (default): token verifiers that ask an OAuth authorization server (JWKS,
+//!   introspection) over HTTPS; without it, bring your own [`auth::TokenVerifier`].
+//! - `redis` (off): state shared by replicas behind a load balancer, in Redis:
+//!   `ServerBuilder::redis`, `shared::StateBackend` and `shared::RedisConfig`, the Redis
+//!   session, event and task stores, the change bus between replicas. Off by default because a
+//!   server whose state lives in its own process (stdio, one HTTP replica) needs none of it and
+//!   should not build the Redis client and its dependencies (41 crates). The traits
+//!   ([`session_store::SessionStore`], [`event_store::EventStore`], [`TaskStore`]), their
+//!   in-memory implementations and `/healthz`/`/readyz` are there either way.
+//! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
 
 #![warn(missing_docs)]
 

@@ -18,7 +18,9 @@ use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
-use crate::event_store::{EventLimits, RedisEventStore};
+use crate::event_store::EventLimits;
+#[cfg(feature = "redis")]
+use crate::event_store::RedisEventStore;
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
@@ -26,11 +28,19 @@ use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
-use crate::session_store::{RedisSessionRelay, RedisSessionStore, SessionMirror, StoreLink};
-use crate::shared::bus::{BusEvent, NoBus, RedisBus, ReplicaBus};
-use crate::shared::{RedisHandle, SharedStateError};
+#[cfg(feature = "redis")]
+use crate::session_store::{RedisSessionRelay, RedisSessionStore};
+use crate::session_store::{SessionMirror, StoreLink};
+#[cfg(feature = "redis")]
+use crate::shared::bus::RedisBus;
+use crate::shared::bus::{BusEvent, NoBus, ReplicaBus};
+#[cfg(feature = "redis")]
+use crate::shared::RedisHandle;
+use crate::shared::SharedStateError;
 use crate::stdio::StdioTransport;
-use crate::tasks::{MemoryTaskStore, RedisTaskStore, TaskOptions, TaskStore, Tasks};
+#[cfg(feature = "redis")]
+use crate::tasks::RedisTaskStore;
+use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
 
 /// What a server offers: one service per capability.
@@ -91,6 +101,7 @@ impl Default for ServerOptions {
 pub(crate) struct SharedParts {
     pub(crate) seal_key: Option<SealKey>,
     pub(crate) task_store: Option<Arc<dyn TaskStore>>,
+    #[cfg(feature = "redis")]
     pub(crate) redis: Option<RedisHandle>,
 }
 
@@ -115,8 +126,10 @@ struct ServerInner {
     on_roots_list_changed: Option<RootsHook>,
     tasks: Arc<Tasks>,
     /// Redis, when state is shared with other replicas.
+    #[cfg(feature = "redis")]
     redis: Option<RedisHandle>,
     /// What carries changes to the other replicas; started on first use inside a runtime.
+    #[cfg(feature = "redis")]
     bus: OnceLock<Arc<dyn ReplicaBus>>,
     /// Where this server's HTTP sessions are shared with other replicas, once it serves HTTP
     /// with a session store and an event store.
@@ -156,12 +169,16 @@ impl Server {
         let SharedParts {
             seal_key,
             task_store,
+            #[cfg(feature = "redis")]
             redis,
         } = shared;
-        let task_store = task_store.unwrap_or_else(|| match &redis {
-            Some(redis) => Arc::new(RedisTaskStore::new(redis.clone())),
-            None => Arc::new(MemoryTaskStore::default()),
+        #[cfg(feature = "redis")]
+        let task_store = task_store.or_else(|| {
+            redis
+                .as_ref()
+                .map(|redis| Arc::new(RedisTaskStore::new(redis.clone())) as Arc<dyn TaskStore>)
         });
+        let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
         let tasks = Tasks::new(task_store, options.tasks.clone());
         let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
         let mut versions = options.protocol_versions.clone();
@@ -184,7 +201,9 @@ impl Server {
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
                 tasks,
+                #[cfg(feature = "redis")]
                 redis,
+                #[cfg(feature = "redis")]
                 bus: OnceLock::new(),
                 shared_sessions: OnceLock::new(),
             }),
@@ -207,7 +226,8 @@ impl Server {
     }
 
     /// The Redis handle state is shared through, when the server was built with one
-    /// ([`ServerBuilder::redis`]).
+    /// ([`ServerBuilder::redis`]). Only with the `redis` feature.
+    #[cfg(feature = "redis")]
     pub fn redis(&self) -> Option<&RedisHandle> {
         self.inner.redis.as_ref()
     }
@@ -216,14 +236,23 @@ impl Server {
     /// unreachable (what `/readyz` reports).
     pub async fn ready(&self) -> Result<(), SharedStateError> {
         self.bus();
-        match &self.inner.redis {
-            Some(redis) => redis.ready().await,
-            None => Ok(()),
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.inner.redis {
+            return redis.ready().await;
         }
+        Ok(())
+    }
+
+    /// The bus to the other replicas: none, as there is no Redis (the `redis` feature is off).
+    #[cfg(not(feature = "redis"))]
+    pub(crate) fn bus(&self) -> &dyn ReplicaBus {
+        static NONE: NoBus = NoBus;
+        &NONE
     }
 
     /// The bus to the other replicas: none without Redis; with Redis, started on first use
     /// (a runtime is needed), its subscriber handing their events to this server.
+    #[cfg(feature = "redis")]
     pub(crate) fn bus(&self) -> &dyn ReplicaBus {
         static NONE: NoBus = NoBus;
         if let Some(bus) = self.inner.bus.get() {
@@ -253,6 +282,7 @@ impl Server {
     }
 
     /// What another replica told this one.
+    #[cfg(feature = "redis")]
     fn on_bus_event(&self, event: BusEvent) {
         match event {
             BusEvent::ResourceUpdated { uri } => self.resource_updated_here(&uri),
@@ -333,9 +363,28 @@ impl Server {
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
+    /// `config`, with the stores Redis provides when the server has Redis, and this server
+    /// remembering the session and event stores it serves 2025-era sessions from.
+    fn share_sessions(&self, config: crate::http::HttpConfig) -> crate::http::HttpConfig {
+        #[cfg(feature = "redis")]
+        let config = self.with_redis_stores(config);
+        if let (Some(sessions), Some(events)) = (&config.session_store, &config.event_store) {
+            let _ = self.inner.shared_sessions.set(SharedSessions {
+                sessions: sessions.clone(),
+                events: events.clone(),
+                limits: EventLimits {
+                    retained: config.replay_buffer,
+                    ttl: config.session_idle_timeout,
+                },
+            });
+        }
+        config
+    }
+
     /// With Redis configured, `config` with 2025-era sessions and their standalone streams kept
     /// there (unless it names stores of its own, or serves statelessly).
-    fn share_sessions(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
+    #[cfg(feature = "redis")]
+    fn with_redis_stores(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
         if let (Some(redis), false, None) = (self.redis(), config.stateless, &config.session_store)
         {
             let lease = redis.config().session_lease;
@@ -349,16 +398,6 @@ impl Server {
             if config.session_relay.is_none() {
                 config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
             }
-        }
-        if let (Some(sessions), Some(events)) = (&config.session_store, &config.event_store) {
-            let _ = self.inner.shared_sessions.set(SharedSessions {
-                sessions: sessions.clone(),
-                events: events.clone(),
-                limits: EventLimits {
-                    retained: config.replay_buffer,
-                    ttl: config.session_idle_timeout,
-                },
-            });
         }
         config
     }

@@ -1,6 +1,6 @@
 //! Where the resumable SSE events of 2025-era sessions live when several replicas serve them:
 //! the [`EventStore`] trait, [`MemoryEventStore`] (replicas in one process, as tests run them)
-//! and [`RedisEventStore`] (replicas behind a load balancer).
+//! and `RedisEventStore` (replicas behind a load balancer; the `redis` feature).
 //!
 //! A session's standalone (GET) stream is kept in the store: whichever replica produces a
 //! message for it appends it there, and the replica holding the client's GET connection reads
@@ -15,6 +15,7 @@
 //! request, so the client is told instead of waiting for ever.
 
 mod memory;
+#[cfg(feature = "redis")]
 mod redis;
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 
 pub use memory::MemoryEventStore;
+#[cfg(feature = "redis")]
 pub use redis::RedisEventStore;
 
 pub use crate::session_store::StoreFuture;

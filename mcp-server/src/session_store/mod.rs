@@ -1,6 +1,7 @@
 //! Where 2025-era HTTP sessions live when several replicas serve them: the [`SessionStore`]
 //! trait, the [`SessionRecord`] it keeps, [`MemorySessionStore`] (one process, or replicas in
-//! one process in tests) and [`RedisSessionStore`] (replicas behind a load balancer).
+//! one process in tests) and `RedisSessionStore` (replicas behind a load balancer; the `redis`
+//! feature).
 //!
 //! Without a store (the default) a session lives only in the process that created it. With
 //! one, any replica can serve any session's request: the first request a replica sees for a
@@ -9,12 +10,12 @@
 //! so expiry and the session cap hold across replicas.
 //!
 //! # Leases: no round trip per request (Redis)
-//! [`MemorySessionStore`] answers from memory and needs nothing more. [`RedisSessionStore`]
+//! [`MemorySessionStore`] answers from memory and needs nothing more. `RedisSessionStore`
 //! would cost each request one round trip to Redis on its critical path, so a replica keeps a
 //! short **lease** per session instead:
 //! - After a replica has read a session's record (`touch` went to Redis), it serves that
 //!   session's further requests from the record it read, without asking Redis, until the lease
-//!   ends: [`RedisSessionStore::DEFAULT_LEASE`] (1 s, configurable), and never longer than a
+//!   ends: `RedisSessionStore::DEFAULT_LEASE` (1 s, configurable), and never longer than a
 //!   quarter of the idle timeout, so a leased session cannot expire in Redis under the lease.
 //! - **Invalidation comes from Redis itself.** The scripts that change a session (log level,
 //!   subscriptions) or remove it publish its id on the `session-changed` channel, in the same
@@ -40,9 +41,11 @@
 //! cap hold across replicas within a tick of write-behind, and a busy session costs one read
 //! per lease plus its share of a pipeline per tick instead of a round trip per request.
 
+#[cfg(feature = "redis")]
 mod lease;
 mod link;
 mod memory;
+#[cfg(feature = "redis")]
 mod redis;
 mod relay;
 
@@ -55,8 +58,11 @@ use mcp_proto::ProtocolVersion;
 
 pub(crate) use link::{Restored, SessionMirror, StoreLink};
 pub use memory::MemorySessionStore;
+#[cfg(feature = "redis")]
 pub use redis::RedisSessionStore;
-pub use relay::{MemorySessionRelay, RedisSessionRelay, Relayed, SessionRelay};
+#[cfg(feature = "redis")]
+pub use relay::RedisSessionRelay;
+pub use relay::{MemorySessionRelay, Relayed, SessionRelay};
 
 /// The future a [`SessionStore`] method returns.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -188,7 +194,8 @@ impl SessionRecord {
     }
 }
 
-/// The level named `name` on the wire (`"warning"`).
+/// The level named `name` on the wire (`"warning"`), as the Redis store reads it back.
+#[cfg(any(feature = "redis", test))]
 pub(crate) fn parse_level(name: &str) -> Option<LoggingLevel> {
     LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
 }

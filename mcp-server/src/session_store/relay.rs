@@ -10,6 +10,7 @@ use mcp_proto::sync::lock;
 use tokio::sync::mpsc;
 
 use super::{SessionStoreError, StoreFuture};
+#[cfg(feature = "redis")]
 use crate::shared::RedisHandle;
 
 /// Relayed messages a replica has not handled yet; more are dropped with a warning.
@@ -71,11 +72,14 @@ impl SessionRelay for MemorySessionRelay {
 }
 
 /// A relay over Redis pub/sub: one channel, `<prefix>relay`, carrying `<session>\n<json>`.
+/// Only with the `redis` feature.
+#[cfg(feature = "redis")]
 #[derive(Clone, Debug)]
 pub struct RedisSessionRelay {
     redis: RedisHandle,
 }
 
+#[cfg(feature = "redis")]
 impl RedisSessionRelay {
     /// A relay talking through `redis`.
     pub fn new(redis: RedisHandle) -> Self {
@@ -83,6 +87,7 @@ impl RedisSessionRelay {
     }
 }
 
+#[cfg(feature = "redis")]
 impl SessionRelay for RedisSessionRelay {
     fn send<'a>(
         &'a self,

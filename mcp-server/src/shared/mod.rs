@@ -1,25 +1,38 @@
-//! State shared by the replicas of one deployment: where it lives ([`StateBackend`]: in this
-//! process, the default, or in Redis) and the [`RedisHandle`] every shared store and the
-//! change bus talk through.
+//! State shared by the replicas of one deployment: where it lives (`StateBackend`: in this
+//! process, the default, or in Redis), the `RedisHandle` every shared store and the change bus
+//! talk through, and [`SharedStateError`], what a shared store reports when it fails.
 //!
 //! Without a backend, everything stays in-process as it always did. With
-//! [`ServerBuilder::redis`](crate::ServerBuilder::redis), task records live in Redis (any replica
-//! answers `tasks/get`), `subscriptions/listen` hears changes made on every replica, and
-//! `/readyz` reports whether Redis answers. MRTR `requestState`s need no store: give every
-//! replica the same [`request_state_key`](crate::ServerBuilder::request_state_key).
+//! `ServerBuilder::redis`, task records live in Redis (any replica answers `tasks/get`),
+//! `subscriptions/listen` hears changes made on every replica, and `/readyz` reports whether
+//! Redis answers. MRTR `requestState`s need no store: give every replica the same
+//! [`request_state_key`](crate::ServerBuilder::request_state_key).
+//!
+//! Everything Redis here (`StateBackend`, `RedisConfig`, `RedisHandle`, `Subscription`,
+//! `PubSubMessage`, the `client` re-export) exists only with the `redis` feature, which is
+//! off by default so that a server keeping its state in-process does not build the Redis
+//! client.
 
 pub(crate) mod bus;
+#[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_bus;
 
 use std::time::Duration;
 
+#[cfg(feature = "redis")]
 pub(crate) use self::redis::Listener;
+#[cfg(feature = "redis")]
 pub use self::redis::{PubSubMessage, RedisHandle, Subscription};
 /// The Redis client crate, re-exported so commands built for [`RedisHandle::query`] use the
-/// same version.
+/// same version. Only with the `redis` feature.
+#[cfg(feature = "redis")]
 pub use ::redis as client;
 
-/// Where state that must outlive a process or be seen by every replica lives.
+/// Where state that must outlive a process or be seen by every replica lives. Only with the
+/// `redis` feature (without it, state always lives in the process).
+#[cfg(feature = "redis")]
 #[derive(Clone, Debug, Default)]
 pub enum StateBackend {
     /// In this process (the default): one replica, state lost on restart.
@@ -29,7 +42,8 @@ pub enum StateBackend {
     Redis(RedisConfig),
 }
 
-/// How to reach Redis and how to name keys there.
+/// How to reach Redis and how to name keys there. Only with the `redis` feature.
+#[cfg(feature = "redis")]
 #[derive(Clone, Debug)]
 pub struct RedisConfig {
     /// `redis://[user:password@]host:port[/db]` (or `rediss://`, `redis+unix://`).
@@ -49,6 +63,7 @@ pub struct RedisConfig {
     pub session_lease: Duration,
 }
 
+#[cfg(feature = "redis")]
 impl RedisConfig {
     /// Redis at `url`, with the default prefix and timeouts.
     pub fn new(url: impl Into<String>) -> Self {
@@ -80,6 +95,7 @@ impl RedisConfig {
     }
 }
 
+#[cfg(feature = "redis")]
 impl StateBackend {
     /// Redis at `url` with default settings.
     pub fn redis(url: impl Into<String>) -> Self {

@@ -23,6 +23,7 @@
 //! when there is one, and another identity is told the task does not exist.
 
 mod methods;
+#[cfg(feature = "redis")]
 mod redis_store;
 mod run;
 mod store;
@@ -40,6 +41,7 @@ use mcp_proto::schema::{
 use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
 
+#[cfg(feature = "redis")]
 pub use redis_store::RedisTaskStore;
 pub use store::{
     MemoryTaskStore, StoreFuture, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
@@ -205,6 +207,7 @@ impl Tasks {
     }
 
     /// Connects to the bus to the other replicas (once).
+    #[cfg(feature = "redis")]
     pub(crate) fn set_bus(&self, bus: Arc<dyn ReplicaBus>) {
         let _ = self.bus.set(bus);
     }

@@ -1,6 +1,6 @@
 //! Where task records live: the [`TaskStore`] trait, the record and its validated status
 //! changes, and [`MemoryTaskStore`], the in-memory default (TTL, a size cap, cleanup of
-//! expired records). [`RedisTaskStore`](super::RedisTaskStore) implements the same trait for
+//! expired records). `RedisTaskStore` (the `redis` feature) implements the same trait for
 //! replicas that share tasks.
 
 use std::collections::BTreeMap;
