@@ -207,11 +207,18 @@ pub enum AuthCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // `mcp proxy` over stdio serves one client: each call hops between tasks (the client's
+    // reader, the hub, the upstream's reader and writer), and on one thread a hop is a queue
+    // push instead of waking another worker. Everything else (HTTP, many servers) gets two.
+    let one_client = matches!(&cli.command, Command::Proxy { http: None, .. });
+    let mut builder = if one_client {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("mcp: cannot start the async runtime: {e}");
