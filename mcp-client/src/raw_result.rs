@@ -5,10 +5,12 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::LazyLock;
 
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::CallToolResult;
+use memchr::memmem;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -74,7 +76,7 @@ pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson>
             "resultType" if value == "\"task\"" => return Err(raw),
             "resultType" => head |= modern,
             "_meta" if !value.starts_with('{') => return Err(raw),
-            "_meta" => head |= modern && value.contains(meta_keys::SERVER_INFO),
+            "_meta" => head |= modern && names_server_info(value),
             _ => {}
         }
     }
@@ -93,6 +95,14 @@ pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson>
             Err(raw)
         }
     }
+}
+
+/// Whether `_meta`'s text mentions the server's info (a searcher built once: building one per
+/// call cost more than the search).
+fn names_server_info(meta: &str) -> bool {
+    static FINDER: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(meta_keys::SERVER_INFO));
+    FINDER.find(meta.as_bytes()).is_some()
 }
 
 /// An object's members without `resultType` and without the server's info in `_meta` (an

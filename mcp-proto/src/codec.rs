@@ -205,10 +205,12 @@ impl Encoder<&Message> for JsonRpcCodec {
 pub fn encode_line<T: Serialize + ?Sized>(value: &T, dst: &mut BytesMut) -> std::io::Result<()> {
     let start = dst.len();
     serde_json::to_writer((&mut *dst).writer(), value)?;
-    for byte in &mut dst[start..] {
-        if *byte == b'\n' || *byte == b'\r' {
-            *byte = b' ';
-        }
+    // Searched with SIMD: almost every line has none, and a byte loop cost two instructions a
+    // byte on every message.
+    let mut at = start;
+    while let Some(found) = memchr::memchr2(b'\n', b'\r', &dst[at..]) {
+        dst[at + found] = b' ';
+        at += found + 1;
     }
     dst.put_u8(b'\n');
     Ok(())

@@ -3,9 +3,12 @@
 //! without a `serde_json::Value` round trip when the result has no `_meta` or `resultType` of
 //! its own (the common case); merged field by field when it has.
 
+use std::sync::LazyLock;
+
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{CacheScope, JsonObject};
+use memchr::memmem;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -92,10 +95,13 @@ pub(crate) fn complete(
     cache: Option<CacheHint>,
 ) -> Result<RawJson, ServerError> {
     let text = raw.get();
+    // Searchers built once: building one per call cost more than the search.
+    static HEAD_KEYS: LazyLock<[memmem::Finder<'static>; 3]> =
+        LazyLock::new(|| ["\"_meta\"", "\"resultType\"", "\"ttlMs\""].map(memmem::Finder::new));
     let plain = text.starts_with('{')
-        && !text.contains("\"_meta\"")
-        && !text.contains("\"resultType\"")
-        && !text.contains("\"ttlMs\"");
+        && HEAD_KEYS
+            .iter()
+            .all(|key| key.find(text.as_bytes()).is_none());
     if plain {
         let rest = text[1..].trim_start();
         let mut out = String::with_capacity(text.len() + 160 + server_info.get().len());
