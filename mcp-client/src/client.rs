@@ -1087,21 +1087,24 @@ impl Client {
         options: CallOptions,
     ) -> Result<RawToolResult, ClientError> {
         let params = CallToolParams::new(name).with_arguments(arguments);
-        if !self.requires_task(name).await {
-            let task_options = crate::tasks::TaskOptions::from_call(&options);
-            let raw = self.send_call(&params, options).await?;
-            let task = match crate::raw_result::read(raw, self.era() == Era::Modern) {
-                Ok(result) => return Ok(result),
-                Err(raw) => match self.task_start(raw)? {
-                    crate::tasks::TaskStart::Done(result) => return self.to_raw_result(&result),
-                    crate::tasks::TaskStart::Task(task) => task,
-                },
-            };
-            let result = Box::pin(self.await_task_result(&task.task_id, &task_options)).await?;
+        let task_options = crate::tasks::TaskOptions::from_call(&options);
+        // As in `call_tool_with`: the task paths are boxed, being large and rare.
+        if self.requires_task(name).await {
+            let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+            let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);
         }
-        let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
-        let result = Box::pin(self.call_tool_with(name, arguments, options)).await?;
+        let raw = self.send_call(&params, options).await?;
+        let raw = match crate::raw_result::read(raw, self.era() == Era::Modern) {
+            Ok(result) => return Ok(result),
+            Err(raw) => raw,
+        };
+        let result = match self.task_start(raw)? {
+            crate::tasks::TaskStart::Done(result) => *result,
+            crate::tasks::TaskStart::Task(task) => {
+                Box::pin(self.await_task_result(&task.task_id, &task_options)).await?
+            }
+        };
         self.to_raw_result(&result)
     }
 

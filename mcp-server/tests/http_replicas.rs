@@ -166,8 +166,22 @@ async fn replicas_with(
     out
 }
 
+/// Stops every replica's HTTP server.
+async fn shut_down(servers: Vec<(Server, HttpServer)>) {
+    for (_, http) in servers {
+        http.shutdown().await;
+    }
+}
+
 fn session_headers(id: &str) -> [(&str, &str); 2] {
     [("Mcp-Session-Id", id), ("MCP-Protocol-Version", V)]
+}
+
+/// The HTTP status of a `ping` with id `id` on the session `headers` name.
+async fn ping(addr: SocketAddr, headers: &[(&str, &str)], id: i64) -> u16 {
+    post(addr, headers, &rpc(id, "ping", json!({})))
+        .await
+        .status
 }
 
 fn rpc(id: i64, method: &str, params: Value) -> Value {
@@ -264,9 +278,7 @@ async fn any_replica_serves_any_session(store: Arc<dyn SessionStore>) {
         let reply = post(*a, &headers, &rpc(6, "ping", json!({}))).await;
         assert_eq!(reply.status, 404, "{}", reply.text());
     }
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
 }
 
 async fn the_cap_and_expiry_hold_across_replicas(store: Arc<dyn SessionStore>) {
@@ -291,9 +303,7 @@ async fn the_cap_and_expiry_hold_across_replicas(store: Arc<dyn SessionStore>) {
     assert_eq!(reply.status, 404, "{}", reply.text());
     let again = post(b, &[], &initialize(1, V)).await;
     assert_eq!(again.status, 200, "{}", again.text());
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
 }
 
 #[tokio::test]
@@ -338,9 +348,7 @@ async fn redis_down_is_a_clear_503() {
         assert_eq!(named.status, 503, "{}", named.text());
     }
     assert_eq!(servers[0].1.session_count(), 0, "no session is left behind");
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
 }
 
 /// A GET on the standalone stream, resuming after `last` when given.
@@ -403,9 +411,7 @@ async fn standalone_stream_resumes_on_another_replica(stores: Stores) {
     let expected: Vec<String> = (1..=7).map(|seq| format!("0-{seq}")).collect();
     assert_eq!(ids, expected, "every event once, in order");
     drop(resumed);
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
 }
 
 #[tokio::test]
@@ -455,9 +461,7 @@ async fn answers_reach_the_replica_that_asked(stores: Stores) {
         "{done}"
     );
     drop(stream);
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
 }
 
 #[tokio::test]
@@ -586,12 +590,10 @@ async fn a_change_through_one_replica_ends_the_lease_of_another() {
     let deleted = request(b, "DELETE", "/mcp", &headers, b"").await;
     assert_eq!(deleted.status, 200, "{}", deleted.text());
     eventually("A answers 404 for the deleted session", || async {
-        post(a, &headers, &rpc(7, "ping", json!({}))).await.status == 404
+        ping(a, &headers, 7).await == 404
     })
     .await;
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
     forget(test).await;
 }
 
@@ -603,10 +605,7 @@ async fn a_subscription_through_one_replica_ends_the_lease_of_another() {
     let id = open_session(a, V).await;
     let headers = session_headers(&id);
     wait_feed(&handles[0]).await;
-    assert_eq!(
-        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
-        200
-    );
+    assert_eq!(ping(a, &headers, 2).await, 200);
     // A holds the session (leased) with its standalone stream open.
     let mut stream = SseReader::open(
         a,
@@ -624,10 +623,7 @@ async fn a_subscription_through_one_replica_ends_the_lease_of_another() {
     assert_eq!(post(b, &headers, &subscribe).await.status, 200);
     let mut updated = false;
     for _ in 0..50 {
-        assert_eq!(
-            post(a, &headers, &rpc(4, "ping", json!({}))).await.status,
-            200
-        );
+        assert_eq!(ping(a, &headers, 4).await, 200);
         servers[0].0.notify_resource_updated("test://r");
         if let Ok(Some(event)) =
             tokio::time::timeout(Duration::from_millis(40), stream.next()).await
@@ -643,9 +639,7 @@ async fn a_subscription_through_one_replica_ends_the_lease_of_another() {
         "resources/updated on A for a subscription made through B"
     );
     drop(stream);
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
     forget(test).await;
 }
 
@@ -657,20 +651,14 @@ async fn requests_served_under_a_lease_keep_their_session_alive() {
     let id = open_session(a, V).await;
     let headers = session_headers(&id);
     wait_feed(&handles[0]).await;
-    assert_eq!(
-        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
-        200
-    );
+    assert_eq!(ping(a, &headers, 2).await, 200);
     // Behind the replica's back, the session would live an hour; a request under the lease
     // must bring its expiry back to the idle timeout (30 min) through the flusher.
     let key = handles[0].key(&format!("s:{id}"));
     let mut pexpire = mcp_server::shared::client::cmd("PEXPIRE");
     pexpire.arg(&key).arg(3_600_000);
     handles[0].query::<i64>(&pexpire).await.expect("PEXPIRE");
-    assert_eq!(
-        post(a, &headers, &rpc(3, "ping", json!({}))).await.status,
-        200
-    );
+    assert_eq!(ping(a, &headers, 3).await, 200);
     let idle = HttpConfig::default().session_idle_timeout;
     let idle_ms = i64::try_from(idle.as_millis()).expect("fits");
     eventually("the flusher writes the session's expiry", || async {
@@ -680,9 +668,7 @@ async fn requests_served_under_a_lease_keep_their_session_alive() {
         left > 0 && left <= idle_ms
     })
     .await;
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
     forget(test).await;
 }
 
@@ -732,16 +718,13 @@ async fn with_redis_stopped_no_lease_is_honoured() {
     let id = open_session(a, V).await;
     let headers = session_headers(&id);
     wait_feed(&handles[0]).await;
-    assert_eq!(
-        post(a, &headers, &rpc(2, "ping", json!({}))).await.status,
-        200
-    );
+    assert_eq!(ping(a, &headers, 2).await, 200);
 
     // Redis stops: once the replica's feed is lost every request goes to Redis again, and
     // fails clearly; none is served from a lease that can no longer be invalidated.
     redis.stop().await;
     eventually("A answers 503 with Redis stopped", || async {
-        post(a, &headers, &rpc(3, "ping", json!({}))).await.status == 503
+        ping(a, &headers, 3).await == 503
     })
     .await;
     let reply = post(a, &headers, &rpc(4, "ping", json!({}))).await;
@@ -760,8 +743,6 @@ async fn with_redis_stopped_no_lease_is_honoured() {
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
     assert!(fresh.is_some(), "a new session once Redis is back");
-    for (_, http) in servers {
-        http.shutdown().await;
-    }
+    shut_down(servers).await;
     redis.stop().await;
 }

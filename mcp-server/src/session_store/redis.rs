@@ -260,7 +260,7 @@ impl RedisSessionStore {
         let ttl = millis(idle);
         let mut pipe = redis::pipe();
         pipe.cmd("HGETALL").arg(self.key("s", id));
-        self.mark_active(&mut pipe, id, ttl, now_ms().saturating_add(ttl));
+        self.mark_active(&mut pipe, id, ttl, now_ms().saturating_add(ttl), false);
         pipe.cmd("PEXPIRE")
             .arg(self.index())
             .arg(ttl)
@@ -278,13 +278,21 @@ impl RedisSessionStore {
     }
 
     /// Adds to `pipe` what marks session `id` active until `expires` (ms since the epoch): its
-    /// keys' expiry and its score in the index, never recreating a session that is gone.
-    fn mark_active(&self, pipe: &mut redis::Pipeline, id: &str, ttl: u64, expires: u64) {
+    /// keys' expiry and its score in the index, never recreating a session that is gone. With
+    /// `answer`, the pipeline answers whether the session exists (its record's `PEXPIRE`).
+    fn mark_active(
+        &self,
+        pipe: &mut redis::Pipeline,
+        id: &str,
+        ttl: u64,
+        expires: u64,
+        answer: bool,
+    ) {
+        pipe.cmd("PEXPIRE").arg(self.key("s", id)).arg(ttl);
+        if !answer {
+            pipe.ignore();
+        }
         pipe.cmd("PEXPIRE")
-            .arg(self.key("s", id))
-            .arg(ttl)
-            .ignore()
-            .cmd("PEXPIRE")
             .arg(self.key("subs", id))
             .arg(ttl)
             .ignore()
@@ -305,7 +313,7 @@ impl RedisSessionStore {
         for (id, idle) in touched {
             let ttl = millis(*idle);
             longest = longest.max(ttl);
-            self.mark_active(&mut pipe, id, ttl, now.saturating_add(ttl));
+            self.mark_active(&mut pipe, id, ttl, now.saturating_add(ttl), false);
         }
         pipe.cmd("PEXPIRE")
             .arg(self.index())
@@ -524,19 +532,7 @@ impl SessionStore for RedisSessionStore {
             let expires = now_ms().saturating_add(ttl);
             let mut pipe = redis::pipe();
             for id in ids {
-                pipe.cmd("PEXPIRE")
-                    .arg(self.key("s", id))
-                    .arg(ttl)
-                    .cmd("PEXPIRE")
-                    .arg(self.key("subs", id))
-                    .arg(ttl)
-                    .ignore()
-                    .cmd("ZADD")
-                    .arg(self.index())
-                    .arg("XX")
-                    .arg(expires)
-                    .arg(id)
-                    .ignore();
+                self.mark_active(&mut pipe, id, ttl, expires, true);
             }
             let alive: Vec<i64> = self
                 .redis
