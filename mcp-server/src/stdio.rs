@@ -185,14 +185,24 @@ mod unix {
         /// as large each time a read fills it, up to `MAX_READ`.
         scratch: Vec<u8>,
         codec: JsonRpcCodec,
+        /// Stdin is a pipe or a socket, where a read shorter than asked means nothing is left
+        /// (a terminal hands out one line per read, however many wait).
+        short_read_drains: bool,
         eof: bool,
         error: Option<io::Error>,
     }
 
     impl PolledStdin {
         pub(super) fn new(max_message_size: usize) -> io::Result<Self> {
+            let short_read_drains = rustix::fs::fstat(io::stdin().as_fd()).is_ok_and(|stat| {
+                matches!(
+                    rustix::fs::FileType::from_raw_mode(stat.st_mode),
+                    rustix::fs::FileType::Fifo | rustix::fs::FileType::Socket
+                )
+            });
             Ok(PolledStdin {
                 fd: polled(io::stdin().as_fd())?,
+                short_read_drains,
                 buf: BytesMut::with_capacity(64 * 1024),
                 scratch: vec![0u8; FIRST_READ],
                 codec: JsonRpcCodec::new(max_message_size),
@@ -234,6 +244,11 @@ mod unix {
                         self.buf.extend_from_slice(&scratch[..n]);
                         if n == scratch.len() && n < MAX_READ {
                             scratch.resize(2 * n, 0);
+                        } else if n < scratch.len() && self.short_read_drains {
+                            // The pipe is empty: wait for the reactor instead of a read that
+                            // would only say so (one system call less per message). Readiness
+                            // that arrived since the read is kept.
+                            guard.clear_ready();
                         }
                     }
                     Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
