@@ -878,8 +878,9 @@ impl Client {
                 )));
             }
             let input = InputRound::parse(asked).map_err(invalid)?;
-            let responses = input
-                .answer(&self.inner.options.callbacks)
+            // Boxed: answering is rare and its future large, and every call's future would
+            // carry it.
+            let responses = Box::pin(input.answer(&self.inner.options.callbacks))
                 .await
                 .map_err(input_error)?;
             retry = Some(
