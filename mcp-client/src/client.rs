@@ -779,7 +779,14 @@ impl Client {
             let params =
                 serde_json::to_value(params).map_err(|e| self.encode_error(R::METHOD, e))?;
             let raw = self
-                .call_modern(&session, version, R::METHOD, Some(params), options)
+                .call_modern(
+                    &session,
+                    version,
+                    R::METHOD,
+                    Some(params),
+                    options,
+                    modern::classify,
+                )
                 .await?;
             return jsonrpc::from_object(raw.get()).map_err(|e| {
                 ClientError::from_peer(
@@ -811,15 +818,17 @@ impl Client {
 
     /// One 2026-07-28 call: `_meta` added, `resultType` checked, and `input_required` answered
     /// with the client's handlers and retried (new id, `inputResponses`, `requestState` echoed),
-    /// at most [`MAX_INPUT_ROUNDS`] times.
-    async fn call_modern(
+    /// at most [`MAX_INPUT_ROUNDS`] times. `read` tells the answers apart (and reads a complete
+    /// one or a task handle into what the caller wants).
+    async fn call_modern<R>(
         &self,
         session: &Session,
         version: ProtocolVersion,
         method: &str,
         params: Option<serde_json::Value>,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
+    ) -> Result<R, ClientError> {
         let name = &self.inner.name;
         let meta = self.modern_meta(version);
         let original = match params {
@@ -853,11 +862,11 @@ impl Client {
                 method: method.to_owned(),
                 reason,
             };
-            let asked = match modern::classify(answer).map_err(invalid)? {
-                modern::Answer::Complete(raw) => return Ok(raw),
+            let asked = match read(answer).map_err(invalid)? {
+                modern::Answer::Complete(answer) => return Ok(answer),
                 // A task handle goes back to the caller, which polls it (only `tools/call`
                 // may create one).
-                modern::Answer::Task(raw) if method == CallTool::METHOD => return Ok(raw),
+                modern::Answer::Task(answer) if method == CallTool::METHOD => return Ok(answer),
                 modern::Answer::Task(_) => {
                     return Err(invalid(format!(
                         "a task handle (resultType \"task\"), which only {} may answer",
@@ -899,17 +908,23 @@ impl Client {
         params: Option<serde_json::Value>,
         options: CallOptions,
     ) -> Result<serde_json::Value, ClientError> {
-        let raw = self.request_json(method, params, options).await?;
+        let raw = self
+            .request_json(method, params, options, modern::classify, |raw| raw)
+            .await?;
         self.decode_result(method, &raw)
     }
 
     /// Like [`request`](Self::request), the result left as the JSON text it came in.
-    async fn request_json(
+    /// `read` tells a 2026-07-28 answer apart as [`call_modern`](Self::call_modern) does;
+    /// `legacy` reads a 2025 one.
+    async fn request_json<R>(
         &self,
         method: &str,
         params: Option<serde_json::Value>,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
+        legacy: impl FnOnce(jsonrpc::RawJson) -> R,
+    ) -> Result<R, ClientError> {
         let encode = |e: serde_json::Error| {
             ClientError::from_peer(
                 &self.inner.name,
@@ -922,7 +937,7 @@ impl Client {
         let session = self.session(method).await?;
         if let Some(version) = modern_version(&session) {
             return self
-                .call_modern(&session, version, method, params, options)
+                .call_modern(&session, version, method, params, options, read)
                 .await;
         }
         let params = params
@@ -934,6 +949,7 @@ impl Client {
             .peer
             .request_raw(method, params, request)
             .await
+            .map(legacy)
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))
     }
 
@@ -1095,8 +1111,11 @@ impl Client {
             let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);
         }
-        let raw = self.send_call(&params, options).await?;
-        let raw = match crate::raw_result::read(raw, self.era() == Era::Modern) {
+        // One pass over the answer tells a result from a task and takes the head off.
+        let modern = || self.era() == Era::Modern;
+        let read = |raw| crate::raw_result::classify(raw, modern());
+        let legacy = |raw| crate::raw_result::read(raw, modern());
+        let raw = match self.send_call(&params, options, read, legacy).await? {
             Ok(result) => return Ok(result),
             Err(raw) => raw,
         };
@@ -1121,21 +1140,28 @@ impl Client {
         params: &CallToolParams,
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
-        let raw = self.send_call(params, options).await?;
+        let raw = self
+            .send_call(params, options, modern::classify, |raw| raw)
+            .await?;
         self.task_start(raw)
     }
 
-    /// Sends one `tools/call` with `params` and returns the answer's text.
-    async fn send_call(
+    /// Sends one `tools/call` with `params` and returns the answer, read by `read` (2026-07-28)
+    /// or `legacy` (2025).
+    async fn send_call<R>(
         &self,
         params: &CallToolParams,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String> + Copy,
+        legacy: impl FnOnce(jsonrpc::RawJson) -> R + Copy,
+    ) -> Result<R, ClientError> {
         match self
             .request_json(
                 CallTool::METHOD,
                 Some(self.encode_params(params)?),
                 options.clone(),
+                read,
+                legacy,
             )
             .await
         {
@@ -1149,7 +1175,8 @@ impl Client {
             {
                 Box::pin(async {
                     self.list_tools().await?;
-                    self.request_json(CallTool::METHOD, Some(self.encode_params(params)?), options)
+                    let params = Some(self.encode_params(params)?);
+                    self.request_json(CallTool::METHOD, params, options, read, legacy)
                         .await
                 })
                 .await

@@ -140,15 +140,16 @@ pub(crate) fn drop_head(meta: &mut Option<Map<String, Value>>, extra: &mut Map<S
     }
 }
 
-/// What a modern result turned out to be.
+/// What a modern result turned out to be; `R` is the answer as the caller reads it (its text,
+/// unless said otherwise).
 #[derive(Debug)]
-pub(crate) enum Answer {
+pub(crate) enum Answer<R = RawJson> {
     /// `resultType` absent or `complete`: the final result.
-    Complete(RawJson),
+    Complete(R),
     /// `resultType: input_required`, parsed as a JSON object.
     InputRequired(Value),
     /// `resultType: task` (the tasks extension): a task handle instead of the result.
-    Task(RawJson),
+    Task(R),
 }
 
 /// Reads a result's `resultType`: absent means complete (a legacy server), `input_required`
