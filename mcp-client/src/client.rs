@@ -68,6 +68,8 @@ struct Inner {
     /// The log level a 2026-07-28 request asks for in its `_meta` (set by
     /// [`Client::set_logging_level`]; none means no log messages).
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The capabilities and info a 2026-07-28 request's `_meta` carries, written at its first use.
+    identity: std::sync::OnceLock<Arc<modern::Identity>>,
     /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
     listen: Mutex<ListenState>,
     /// The tools whose `execution.taskSupport` is `required`, as of the last `tools/list`.
@@ -308,6 +310,15 @@ async fn auto(
     handshake(peer, name, options, handler, offered, false).await
 }
 
+/// The capabilities (every callback's, and the tasks extension) and the info a client's
+/// 2026-07-28 requests declare in their `_meta`.
+fn identity(handler: &ClientHandler, options: &ClientOptions) -> Result<modern::Identity, String> {
+    modern::Identity::new(
+        &crate::tasks::with_tasks_extension(handler.capabilities()),
+        &options.client_info,
+    )
+}
+
 /// A modern `server/discover` under `version`, bounded by `timeout`; on success the peer is set
 /// to that version and the answer is kept as the handshake.
 async fn discover(
@@ -318,15 +329,14 @@ async fn discover(
     version: ProtocolVersion,
     timeout: Duration,
 ) -> Result<Handshake, PeerError> {
-    let meta = ModernMeta {
-        version,
-        capabilities: crate::tasks::with_tasks_extension(handler.capabilities()),
-        client_info: options.client_info.clone(),
-        log_level: None,
-    };
     let encode = |detail: String| PeerError::Encode {
         method: Discover::METHOD.into(),
         detail,
+    };
+    let meta = ModernMeta {
+        version,
+        identity: Arc::new(identity(handler, options).map_err(encode)?),
+        log_level: None,
     };
     let params = meta.apply(None).map_err(encode)?;
     let params = jsonrpc::to_raw(&params).map_err(|e| encode(e.to_string()))?;
@@ -550,6 +560,7 @@ impl Client {
                 closing: AtomicBool::new(false),
                 closing_session: watch::Sender::new(None),
                 log_level: Mutex::new(None),
+                identity: std::sync::OnceLock::new(),
                 listen: Mutex::new(ListenState::default()),
                 task_only_tools: Mutex::new(None),
             }),
@@ -647,17 +658,23 @@ impl Client {
     }
 
     /// The `_meta` of this client's 2026-07-28 requests under `version`.
-    fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
-        ModernMeta {
+    fn modern_meta(&self, version: ProtocolVersion) -> Result<ModernMeta, String> {
+        let identity = match self.inner.identity.get() {
+            Some(identity) => identity.clone(),
+            None => {
+                let identity = Arc::new(identity(&self.inner.handler, &self.inner.options)?);
+                self.inner.identity.get_or_init(|| identity).clone()
+            }
+        };
+        Ok(ModernMeta {
             version,
-            capabilities: crate::tasks::with_tasks_extension(self.inner.handler.capabilities()),
-            client_info: self.inner.options.client_info.clone(),
+            identity,
             log_level: *self
                 .inner
                 .log_level
                 .lock()
                 .unwrap_or_else(|p| p.into_inner()),
-        }
+        })
     }
 
     /// The recent stderr of a stdio server (up to 16 KiB by default); `None` for other transports.
@@ -830,7 +847,9 @@ impl Client {
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
     ) -> Result<R, ClientError> {
         let name = &self.inner.name;
-        let meta = self.modern_meta(version);
+        let meta = self
+            .modern_meta(version)
+            .map_err(|e| self.encode_error(method, e))?;
         let original = match params {
             None | Some(serde_json::Value::Null) => serde_json::Map::new(),
             Some(serde_json::Value::Object(map)) => map,
@@ -1379,6 +1398,7 @@ async fn listen_loop(inner: Weak<Inner>, stop: CancellationToken, params: serde_
             let version = modern_version(&session)?;
             let params = client
                 .modern_meta(version)
+                .ok()?
                 .apply(Some(params.clone()))
                 .ok()?;
             let raw = jsonrpc::to_raw(&params).ok()?;

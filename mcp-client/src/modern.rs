@@ -1,6 +1,8 @@
 //! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
 //! capabilities, client info, log level), and the check of every answer's `resultType`.
 
+use std::sync::Arc;
+
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
@@ -11,9 +13,30 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug)]
 pub(crate) struct ModernMeta {
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Implementation,
+    pub(crate) identity: Arc<Identity>,
     pub(crate) log_level: Option<LoggingLevel>,
+}
+
+/// A client's capabilities and info as JSON text: the same in every request's `_meta`, so
+/// written once per client rather than once per request.
+#[derive(Debug)]
+pub(crate) struct Identity {
+    capabilities: RawJson,
+    client_info: RawJson,
+}
+
+impl Identity {
+    /// Writes `capabilities` and `client_info`.
+    pub(crate) fn new(
+        capabilities: &ClientCapabilities,
+        client_info: &Implementation,
+    ) -> Result<Self, String> {
+        let encode = |e: serde_json::Error| e.to_string();
+        Ok(Identity {
+            capabilities: jsonrpc::to_raw(capabilities).map_err(encode)?,
+            client_info: jsonrpc::to_raw(client_info).map_err(encode)?,
+        })
+    }
 }
 
 impl ModernMeta {
@@ -40,13 +63,14 @@ impl ModernMeta {
             Value::from(self.version.as_str()),
         );
         let encode = |v: Result<Value, serde_json::Error>| v.map_err(|e| e.to_string());
+        let identity = &self.identity;
         meta.insert(
             meta_keys::CLIENT_CAPABILITIES.into(),
-            encode(serde_json::to_value(&self.capabilities))?,
+            encode(serde_json::from_str(identity.capabilities.get()))?,
         );
         meta.insert(
             meta_keys::CLIENT_INFO.into(),
-            encode(serde_json::to_value(&self.client_info))?,
+            encode(serde_json::from_str(identity.client_info.get()))?,
         );
         if let Some(level) = self.log_level {
             meta.insert(
@@ -118,8 +142,8 @@ impl serde::Serialize for MetaWithKeys<'_> {
         }
         let keys = self.keys;
         map.serialize_entry(meta_keys::PROTOCOL_VERSION, keys.version.as_str())?;
-        map.serialize_entry(meta_keys::CLIENT_CAPABILITIES, &keys.capabilities)?;
-        map.serialize_entry(meta_keys::CLIENT_INFO, &keys.client_info)?;
+        map.serialize_entry(meta_keys::CLIENT_CAPABILITIES, &keys.identity.capabilities)?;
+        map.serialize_entry(meta_keys::CLIENT_INFO, &keys.identity.client_info)?;
         if let Some(level) = keys.log_level {
             map.serialize_entry(meta_keys::LOG_LEVEL, &level)?;
         }
@@ -193,10 +217,13 @@ mod tests {
     use super::*;
 
     fn meta() -> ModernMeta {
+        let identity = Identity::new(
+            &ClientCapabilities::default(),
+            &Implementation::new("c", "1"),
+        );
         ModernMeta {
             version: ProtocolVersion::V2026_07_28,
-            capabilities: ClientCapabilities::default(),
-            client_info: Implementation::new("c", "1"),
+            identity: Arc::new(identity.expect("encodes")),
             log_level: None,
         }
     }
