@@ -1,12 +1,13 @@
 //! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
 //! capabilities, client info, log level), and the check of every answer's `resultType`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcp_proto::ProtocolVersion;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 /// What goes into the `_meta` of every modern request.
@@ -23,6 +24,17 @@ pub(crate) struct ModernMeta {
 pub(crate) struct Identity {
     capabilities: RawJson,
     client_info: RawJson,
+    /// The whole `_meta` of a request that has none of its own, for the version and log level
+    /// it was last written for (they change seldom, if ever, in a client's life).
+    meta_alone: Mutex<Option<WrittenMeta>>,
+}
+
+/// A request's `_meta` as written for one version and log level.
+#[derive(Debug)]
+struct WrittenMeta {
+    version: ProtocolVersion,
+    log_level: Option<LoggingLevel>,
+    text: Arc<RawValue>,
 }
 
 impl Identity {
@@ -35,6 +47,7 @@ impl Identity {
         Ok(Identity {
             capabilities: jsonrpc::to_raw(capabilities).map_err(encode)?,
             client_info: jsonrpc::to_raw(client_info).map_err(encode)?,
+            meta_alone: Mutex::new(None),
         })
     }
 }
@@ -84,29 +97,59 @@ impl ModernMeta {
     /// `params` as JSON text with the per-request keys in its `_meta`, as [`apply`](Self::apply)
     /// would make them, written in one pass without copying the params.
     pub(crate) fn encode(&self, params: &Map<String, Value>) -> Result<RawJson, String> {
-        let existing = match params.get("_meta") {
-            None => None,
-            Some(Value::Object(meta)) => Some(meta),
-            Some(_) => return Err("params._meta must be a JSON object".into()),
-        };
-        jsonrpc::to_raw(&WithMeta {
-            params,
-            meta: MetaWithKeys {
-                existing,
-                keys: self,
+        let meta = MetaWithKeys {
+            existing: match params.get("_meta") {
+                None => None,
+                Some(Value::Object(meta)) => Some(meta),
+                Some(_) => return Err("params._meta must be a JSON object".into()),
             },
-        })
-        .map_err(|e| e.to_string())
+            keys: self,
+        };
+        let encoded = match meta.existing {
+            // The usual request: its `_meta` is ours alone, written once and copied since.
+            None => jsonrpc::to_raw(&WithMeta {
+                params,
+                meta: &*self.meta_alone()?,
+            }),
+            Some(_) => jsonrpc::to_raw(&WithMeta { params, meta }),
+        };
+        encoded.map_err(|e| e.to_string())
+    }
+
+    /// The `_meta` of a request with none of its own, as [`encode`](Self::encode) would write
+    /// it: the one written last time when the version and log level are the same.
+    fn meta_alone(&self) -> Result<Arc<RawValue>, String> {
+        let mut last = self
+            .identity
+            .meta_alone
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Some(written) = &*last {
+            if (written.version, written.log_level) == (self.version, self.log_level) {
+                return Ok(written.text.clone());
+            }
+        }
+        let alone = MetaWithKeys {
+            existing: None,
+            keys: self,
+        };
+        let text: Arc<RawValue> = jsonrpc::to_raw(&alone).map_err(|e| e.to_string())?.into();
+        *last = Some(WrittenMeta {
+            version: self.version,
+            log_level: self.log_level,
+            text: text.clone(),
+        });
+        Ok(text)
     }
 }
 
-/// Params with `_meta` replaced by [`MetaWithKeys`].
-struct WithMeta<'a> {
+/// Params with `_meta` replaced by `meta` ([`MetaWithKeys`], or its text written before).
+struct WithMeta<'a, M> {
     params: &'a Map<String, Value>,
-    meta: MetaWithKeys<'a>,
+    meta: M,
 }
 
-impl serde::Serialize for WithMeta<'_> {
+impl<M: serde::Serialize> serde::Serialize for WithMeta<'_, M> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(None)?;
@@ -270,6 +313,22 @@ mod tests {
             unreachable!()
         };
         assert!(meta().encode(&bad).is_err());
+    }
+
+    #[test]
+    fn the_meta_written_once_follows_the_version_and_level() {
+        let mut meta = meta();
+        let params = Map::new();
+        let first = meta.encode(&params).expect("encodes");
+        assert_eq!(meta.encode(&params).expect("encodes").get(), first.get());
+        meta.log_level = Some(LoggingLevel::Info);
+        let encoded = meta.encode(&params).expect("encodes");
+        let encoded: Value = serde_json::from_str(encoded.get()).expect("json");
+        assert_eq!(encoded, meta.apply(None).expect("applies"));
+        meta.version = ProtocolVersion::V2025_11_25;
+        let encoded = meta.encode(&params).expect("encodes");
+        let encoded: Value = serde_json::from_str(encoded.get()).expect("json");
+        assert_eq!(encoded, meta.apply(None).expect("applies"));
     }
 
     #[test]
