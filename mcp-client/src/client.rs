@@ -310,6 +310,18 @@ async fn auto(
     handshake(peer, name, options, handler, offered, false).await
 }
 
+/// `tools/call` params calling `name` with `arguments`, as `CallToolParams::new(name)
+/// .with_arguments(arguments)` would serialize (arguments that are not an object left out), made
+/// without copying the arguments.
+fn call_params(name: &str, arguments: serde_json::Value) -> serde_json::Value {
+    let mut params = serde_json::Map::new();
+    params.insert("name".into(), serde_json::Value::String(name.to_owned()));
+    if let serde_json::Value::Object(arguments) = arguments {
+        params.insert("arguments".into(), serde_json::Value::Object(arguments));
+    }
+    serde_json::Value::Object(params)
+}
+
 /// The capabilities (every callback's, and the tasks extension) and the info a client's
 /// 2026-07-28 requests declare in their `_meta`.
 fn identity(handler: &ClientHandler, options: &ClientOptions) -> Result<modern::Identity, String> {
@@ -800,7 +812,7 @@ impl Client {
                     &session,
                     version,
                     R::METHOD,
-                    Some(params),
+                    Some(&params),
                     options,
                     modern::classify,
                 )
@@ -842,7 +854,7 @@ impl Client {
         session: &Session,
         version: ProtocolVersion,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: Option<&serde_json::Value>,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
     ) -> Result<R, ClientError> {
@@ -850,8 +862,9 @@ impl Client {
         let meta = self
             .modern_meta(version)
             .map_err(|e| self.encode_error(method, e))?;
+        let none = serde_json::Map::new();
         let original = match params {
-            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
+            None | Some(serde_json::Value::Null) => &none,
             Some(serde_json::Value::Object(map)) => map,
             Some(other) => {
                 return Err(
@@ -863,7 +876,7 @@ impl Client {
         let mut retry = None;
         for round in 0..=MAX_INPUT_ROUNDS {
             let raw = meta
-                .encode(retry.as_ref().unwrap_or(&original))
+                .encode(retry.as_ref().unwrap_or(original))
                 .map_err(|e| self.encode_error(method, e))?;
             let request = options.to_request_options(self.inner.options.request_timeout);
             let answer = session
@@ -913,7 +926,7 @@ impl Client {
                 .map_err(input_error)?;
             retry = Some(
                 input
-                    .retry_params(&original, &responses)
+                    .retry_params(original, &responses)
                     .map_err(|e| self.encode_error(method, e))?,
             );
         }
@@ -928,7 +941,13 @@ impl Client {
         options: CallOptions,
     ) -> Result<serde_json::Value, ClientError> {
         let raw = self
-            .request_json(method, params, options, modern::classify, |raw| raw)
+            .request_json(
+                method,
+                params.as_ref(),
+                options,
+                modern::classify,
+                std::convert::identity,
+            )
             .await?;
         self.decode_result(method, &raw)
     }
@@ -939,7 +958,7 @@ impl Client {
     async fn request_json<R>(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: Option<&serde_json::Value>,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
         legacy: impl FnOnce(jsonrpc::RawJson) -> R,
@@ -959,10 +978,7 @@ impl Client {
                 .call_modern(&session, version, method, params, options, read)
                 .await;
         }
-        let params = params
-            .map(|p| jsonrpc::to_raw(&p))
-            .transpose()
-            .map_err(encode)?;
+        let params = params.map(jsonrpc::to_raw).transpose().map_err(encode)?;
         let request = options.to_request_options(self.inner.options.request_timeout);
         session
             .peer
@@ -1122,14 +1138,17 @@ impl Client {
         arguments: serde_json::Value,
         options: CallOptions,
     ) -> Result<RawToolResult, ClientError> {
-        let params = CallToolParams::new(name).with_arguments(arguments);
         let task_options = crate::tasks::TaskOptions::from_call(&options);
         // As in `call_tool_with`: the task paths are boxed, being large and rare.
         if self.requires_task(name).await {
-            let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+            let arguments = match arguments {
+                serde_json::Value::Object(map) => serde_json::Value::Object(map),
+                _ => serde_json::Value::Object(serde_json::Map::new()),
+            };
             let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);
         }
+        let params = call_params(name, arguments);
         // One pass over the answer tells a result from a task and takes the head off.
         let modern = || self.era() == Era::Modern;
         let read = |raw| crate::raw_result::classify(raw, modern());
@@ -1159,8 +1178,9 @@ impl Client {
         params: &CallToolParams,
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
+        let params = self.encode_params(params)?;
         let raw = self
-            .send_call(params, options, modern::classify, |raw| raw)
+            .send_call(&params, options, modern::classify, std::convert::identity)
             .await?;
         self.task_start(raw)
     }
@@ -1169,7 +1189,7 @@ impl Client {
     /// or `legacy` (2025).
     async fn send_call<R>(
         &self,
-        params: &CallToolParams,
+        params: &serde_json::Value,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String> + Copy,
         legacy: impl FnOnce(jsonrpc::RawJson) -> R + Copy,
@@ -1177,7 +1197,7 @@ impl Client {
         match self
             .request_json(
                 CallTool::METHOD,
-                Some(self.encode_params(params)?),
+                Some(params),
                 options.clone(),
                 read,
                 legacy,
@@ -1194,8 +1214,7 @@ impl Client {
             {
                 Box::pin(async {
                     self.list_tools().await?;
-                    let params = Some(self.encode_params(params)?);
-                    self.request_json(CallTool::METHOD, params, options, read, legacy)
+                    self.request_json(CallTool::METHOD, Some(params), options, read, legacy)
                         .await
                 })
                 .await
@@ -1554,6 +1573,30 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
                     last = e.to_string();
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn call_params_are_the_typed_params_written() {
+        for arguments in [
+            json!({"city": "Oslo", "days": [1, 2.5, null], "x": {"y": "z"}}),
+            json!({}),
+            json!([1]),
+            json!("text"),
+            serde_json::Value::Null,
+        ] {
+            let typed = CallToolParams::new("t").with_arguments(arguments.clone());
+            assert_eq!(
+                serde_json::to_string(&call_params("t", arguments)).expect("json"),
+                serde_json::to_string(&typed).expect("json")
+            );
         }
     }
 }
