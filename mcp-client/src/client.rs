@@ -310,18 +310,6 @@ async fn auto(
     handshake(peer, name, options, handler, offered, false).await
 }
 
-/// `tools/call` params calling `name` with `arguments`, as `CallToolParams::new(name)
-/// .with_arguments(arguments)` would serialize (arguments that are not an object left out), made
-/// without copying the arguments.
-fn call_params(name: &str, arguments: serde_json::Value) -> serde_json::Value {
-    let mut params = serde_json::Map::new();
-    params.insert("name".into(), serde_json::Value::String(name.to_owned()));
-    if let serde_json::Value::Object(arguments) = arguments {
-        params.insert("arguments".into(), serde_json::Value::Object(arguments));
-    }
-    serde_json::Value::Object(params)
-}
-
 /// The capabilities (every callback's, and the tasks extension) and the info a client's
 /// 2026-07-28 requests declare in their `_meta`.
 fn identity(handler: &ClientHandler, options: &ClientOptions) -> Result<modern::Identity, String> {
@@ -812,7 +800,7 @@ impl Client {
                     &session,
                     version,
                     R::METHOD,
-                    Some(&params),
+                    modern::Params::Json(Some(&params)),
                     options,
                     modern::classify,
                 )
@@ -854,7 +842,7 @@ impl Client {
         session: &Session,
         version: ProtocolVersion,
         method: &str,
-        params: Option<&serde_json::Value>,
+        params: modern::Params<'_>,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
     ) -> Result<R, ClientError> {
@@ -862,22 +850,14 @@ impl Client {
         let meta = self
             .modern_meta(version)
             .map_err(|e| self.encode_error(method, e))?;
-        let none = serde_json::Map::new();
-        let original = match params {
-            None | Some(serde_json::Value::Null) => &none,
-            Some(serde_json::Value::Object(map)) => map,
-            Some(other) => {
-                return Err(
-                    self.encode_error(method, format!("params must be an object, got {other}"))
-                )
-            }
-        };
         // The first round sends the params as given; later ones add the answers to them.
         let mut retry = None;
         for round in 0..=MAX_INPUT_ROUNDS {
-            let raw = meta
-                .encode(retry.as_ref().unwrap_or(original))
-                .map_err(|e| self.encode_error(method, e))?;
+            let raw = match &retry {
+                None => meta.encode_params(params),
+                Some(retry) => meta.encode(retry),
+            }
+            .map_err(|e| self.encode_error(method, e))?;
             let request = options.to_request_options(self.inner.options.request_timeout);
             let answer = session
                 .peer
@@ -924,9 +904,10 @@ impl Client {
             let responses = Box::pin(input.answer(&self.inner.options.callbacks))
                 .await
                 .map_err(input_error)?;
+            let original = params.object().map_err(|e| self.encode_error(method, e))?;
             retry = Some(
                 input
-                    .retry_params(original, &responses)
+                    .retry_params(&original, &responses)
                     .map_err(|e| self.encode_error(method, e))?,
             );
         }
@@ -943,7 +924,7 @@ impl Client {
         let raw = self
             .request_json(
                 method,
-                params.as_ref(),
+                modern::Params::Json(params.as_ref()),
                 options,
                 modern::classify,
                 std::convert::identity,
@@ -958,7 +939,7 @@ impl Client {
     async fn request_json<R>(
         &self,
         method: &str,
-        params: Option<&serde_json::Value>,
+        params: modern::Params<'_>,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
         legacy: impl FnOnce(jsonrpc::RawJson) -> R,
@@ -978,7 +959,7 @@ impl Client {
                 .call_modern(&session, version, method, params, options, read)
                 .await;
         }
-        let params = params.map(jsonrpc::to_raw).transpose().map_err(encode)?;
+        let params = params.to_raw().map_err(encode)?;
         let request = options.to_request_options(self.inner.options.request_timeout);
         session
             .peer
@@ -1148,12 +1129,15 @@ impl Client {
             let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);
         }
-        let params = call_params(name, arguments);
+        let params = modern::Params::ToolCall {
+            name,
+            arguments: &arguments,
+        };
         // One pass over the answer tells a result from a task and takes the head off.
         let modern = || self.era() == Era::Modern;
         let read = |raw| crate::raw_result::classify(raw, modern());
         let legacy = |raw| crate::raw_result::read(raw, modern());
-        let raw = match self.send_call(&params, options, read, legacy).await? {
+        let raw = match self.send_call(params, options, read, legacy).await? {
             Ok(result) => return Ok(result),
             Err(raw) => raw,
         };
@@ -1179,8 +1163,9 @@ impl Client {
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
         let params = self.encode_params(params)?;
+        let params = modern::Params::Json(Some(&params));
         let raw = self
-            .send_call(&params, options, modern::classify, std::convert::identity)
+            .send_call(params, options, modern::classify, std::convert::identity)
             .await?;
         self.task_start(raw)
     }
@@ -1189,19 +1174,13 @@ impl Client {
     /// or `legacy` (2025).
     async fn send_call<R>(
         &self,
-        params: &serde_json::Value,
+        params: modern::Params<'_>,
         options: CallOptions,
         read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String> + Copy,
         legacy: impl FnOnce(jsonrpc::RawJson) -> R + Copy,
     ) -> Result<R, ClientError> {
         match self
-            .request_json(
-                CallTool::METHOD,
-                Some(params),
-                options.clone(),
-                read,
-                legacy,
-            )
+            .request_json(CallTool::METHOD, params, options.clone(), read, legacy)
             .await
         {
             // A 2026-07-28 HTTP transport mirrors `x-mcp-header` arguments only for tools it
@@ -1214,7 +1193,7 @@ impl Client {
             {
                 Box::pin(async {
                     self.list_tools().await?;
-                    self.request_json(CallTool::METHOD, Some(params), options, read, legacy)
+                    self.request_json(CallTool::METHOD, params, options, read, legacy)
                         .await
                 })
                 .await
@@ -1573,30 +1552,6 @@ async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: RestartPoli
                     last = e.to_string();
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn call_params_are_the_typed_params_written() {
-        for arguments in [
-            json!({"city": "Oslo", "days": [1, 2.5, null], "x": {"y": "z"}}),
-            json!({}),
-            json!([1]),
-            json!("text"),
-            serde_json::Value::Null,
-        ] {
-            let typed = CallToolParams::new("t").with_arguments(arguments.clone());
-            assert_eq!(
-                serde_json::to_string(&call_params("t", arguments)).expect("json"),
-                serde_json::to_string(&typed).expect("json")
-            );
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
 //! capabilities, client info, log level), and the check of every answer's `resultType`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -9,6 +10,64 @@ use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
 use mcp_proto::ProtocolVersion;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+/// A request's params on their way out: any JSON value, or a `tools/call`'s name and arguments,
+/// written straight into the request without being made into a JSON object first.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Params<'a> {
+    /// The params as they are (`None`: no params).
+    Json(Option<&'a Value>),
+    /// `{"name": name, "arguments": arguments}`, arguments that are not an object left out (as
+    /// `CallToolParams::new(name).with_arguments(arguments)` serializes).
+    ToolCall {
+        /// The tool's name.
+        name: &'a str,
+        /// Its arguments.
+        arguments: &'a Value,
+    },
+}
+
+/// A `tools/call`'s params as [`Params::ToolCall`] writes them, `_meta` after them when given.
+#[derive(serde::Serialize)]
+struct ToolCallParams<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    arguments: Option<&'a Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<&'a RawValue>,
+}
+
+impl<'a> Params<'a> {
+    /// The params as a JSON object (no params: an empty one), or why they are not one.
+    pub(crate) fn object(self) -> Result<Cow<'a, Map<String, Value>>, String> {
+        match self {
+            Params::Json(None | Some(Value::Null)) => Ok(Cow::Owned(Map::new())),
+            Params::Json(Some(Value::Object(map))) => Ok(Cow::Borrowed(map)),
+            Params::Json(Some(other)) => Err(format!("params must be an object, got {other}")),
+            Params::ToolCall { name, arguments } => {
+                let mut object = Map::new();
+                object.insert("name".into(), Value::String(name.to_owned()));
+                if arguments.is_object() {
+                    object.insert("arguments".into(), arguments.clone());
+                }
+                Ok(Cow::Owned(object))
+            }
+        }
+    }
+
+    /// The params as JSON text for a 2025 request (`None`: no params).
+    pub(crate) fn to_raw(self) -> Result<Option<RawJson>, serde_json::Error> {
+        match self {
+            Params::Json(params) => params.map(jsonrpc::to_raw).transpose(),
+            Params::ToolCall { name, arguments } => jsonrpc::to_raw(&ToolCallParams {
+                name,
+                arguments: arguments.is_object().then_some(arguments),
+                meta: None,
+            })
+            .map(Some),
+        }
+    }
+}
 
 /// What goes into the `_meta` of every modern request.
 #[derive(Clone, Debug)]
@@ -114,6 +173,20 @@ impl ModernMeta {
             Some(_) => jsonrpc::to_raw(&WithMeta { params, meta }),
         };
         encoded.map_err(|e| e.to_string())
+    }
+
+    /// `params` as JSON text with the per-request keys in its `_meta`, as [`encode`](Self::encode)
+    /// writes their object; a tool call's in one pass, without making an object of them.
+    pub(crate) fn encode_params(&self, params: Params<'_>) -> Result<RawJson, String> {
+        match params {
+            Params::ToolCall { name, arguments } => jsonrpc::to_raw(&ToolCallParams {
+                name,
+                arguments: arguments.is_object().then_some(arguments),
+                meta: Some(&*self.meta_alone()?),
+            })
+            .map_err(|e| e.to_string()),
+            Params::Json(_) => self.encode(&*params.object()?),
+        }
     }
 
     /// The `_meta` of a request with none of its own, as [`encode`](Self::encode) would write
@@ -329,6 +402,39 @@ mod tests {
         let encoded = meta.encode(&params).expect("encodes");
         let encoded: Value = serde_json::from_str(encoded.get()).expect("json");
         assert_eq!(encoded, meta.apply(None).expect("applies"));
+    }
+
+    #[test]
+    fn a_tool_call_is_written_as_its_object() {
+        let meta = meta();
+        for arguments in [
+            json!({"city": "Oslo", "days": [1, 2.5, null], "x": {"y": "z"}}),
+            json!({}),
+            json!([1]),
+            json!("text"),
+            Value::Null,
+        ] {
+            let call = Params::ToolCall {
+                name: "t",
+                arguments: &arguments,
+            };
+            let object = call.object().expect("an object");
+            let typed =
+                mcp_proto::schema::CallToolParams::new("t").with_arguments(arguments.clone());
+            assert_eq!(
+                serde_json::to_string(&*object).expect("json"),
+                serde_json::to_string(&typed).expect("json")
+            );
+            assert_eq!(
+                call.to_raw().expect("json").expect("params").get(),
+                serde_json::to_string(&*object).expect("json")
+            );
+            assert_eq!(
+                meta.encode_params(call).expect("encodes").get(),
+                meta.encode(&object).expect("encodes").get()
+            );
+        }
+        assert!(Params::Json(Some(&json!([1]))).object().is_err());
     }
 
     #[test]
