@@ -1,5 +1,6 @@
-//! The client's side of a 2026-07-28 request: the `_meta` every request carries (version,
-//! capabilities, client info, log level), and the check of every answer's `resultType`.
+//! The client's side of a 2026-07-28 request: its params on their way out ([`Params`], which
+//! 2025 requests share), the `_meta` every request carries (version, capabilities, client info,
+//! log level), and the check of every answer's `resultType`.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
