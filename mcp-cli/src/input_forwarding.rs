@@ -30,9 +30,10 @@ tokio::task_local! {
 }
 
 /// Runs `call` as the forwarding of `ctx`'s request (a 2026-07-28 server's input rounds made
-/// inside it go to `ctx`'s client).
-pub(crate) async fn forwarding<F: Future>(ctx: Context, call: F) -> F::Output {
-    DOWNSTREAM.scope(ctx, call).await
+/// inside it go to `ctx`'s client). Not an `async fn`: that would keep `call` twice in its state
+/// (as its argument and inside the scope), doubling a forwarded call's future.
+pub(crate) fn forwarding<F: Future>(ctx: Context, call: F) -> impl Future<Output = F::Output> {
+    DOWNSTREAM.scope(ctx, call)
 }
 
 /// The client whose call the current task forwards, as `name version` (for the call log).

@@ -157,14 +157,15 @@ fn tool_handler(
 }
 
 /// Forwards a call with `ctx` known as its caller, so its server's requests for input reach
-/// `ctx`'s client.
-async fn forward_registered(
+/// `ctx`'s client. Not an `async fn`, which would keep its arguments beside the future that
+/// holds them too.
+fn forward_registered(
     hub: Hub,
     input: InputForwarder,
     exposed: String,
     args: Value,
     ctx: Context,
-) -> ToolOutput {
+) -> impl Future<Output = ToolOutput> {
     forwarding(ctx.clone(), async move {
         let _in_flight = hub
             .resolve_tool(&exposed)
@@ -172,7 +173,6 @@ async fn forward_registered(
             .map(|tool| input.register(&tool.server, &ctx));
         forward_call(&hub, &exposed, args, &ctx).await
     })
-    .await
 }
 
 /// `search_tools` of tool search mode: ranks the tools the filters allow.

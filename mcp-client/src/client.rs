@@ -68,6 +68,8 @@ struct Inner {
     /// The log level a 2026-07-28 request asks for in its `_meta` (set by
     /// [`Client::set_logging_level`]; none means no log messages).
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The capabilities and info a 2026-07-28 request's `_meta` carries, written at its first use.
+    identity: std::sync::OnceLock<Arc<modern::Identity>>,
     /// What a 2026-07-28 `subscriptions/listen` listens for, and the task that holds it open.
     listen: Mutex<ListenState>,
     /// The tools whose `execution.taskSupport` is `required`, as of the last `tools/list`.
@@ -308,6 +310,15 @@ async fn auto(
     handshake(peer, name, options, handler, offered, false).await
 }
 
+/// The capabilities (every callback's, and the tasks extension) and the info a client's
+/// 2026-07-28 requests declare in their `_meta`.
+fn identity(handler: &ClientHandler, options: &ClientOptions) -> Result<modern::Identity, String> {
+    modern::Identity::new(
+        &crate::tasks::with_tasks_extension(handler.capabilities()),
+        &options.client_info,
+    )
+}
+
 /// A modern `server/discover` under `version`, bounded by `timeout`; on success the peer is set
 /// to that version and the answer is kept as the handshake.
 async fn discover(
@@ -318,15 +329,14 @@ async fn discover(
     version: ProtocolVersion,
     timeout: Duration,
 ) -> Result<Handshake, PeerError> {
-    let meta = ModernMeta {
-        version,
-        capabilities: crate::tasks::with_tasks_extension(handler.capabilities()),
-        client_info: options.client_info.clone(),
-        log_level: None,
-    };
     let encode = |detail: String| PeerError::Encode {
         method: Discover::METHOD.into(),
         detail,
+    };
+    let meta = ModernMeta {
+        version,
+        identity: Arc::new(identity(handler, options).map_err(encode)?),
+        log_level: None,
     };
     let params = meta.apply(None).map_err(encode)?;
     let params = jsonrpc::to_raw(&params).map_err(|e| encode(e.to_string()))?;
@@ -550,6 +560,7 @@ impl Client {
                 closing: AtomicBool::new(false),
                 closing_session: watch::Sender::new(None),
                 log_level: Mutex::new(None),
+                identity: std::sync::OnceLock::new(),
                 listen: Mutex::new(ListenState::default()),
                 task_only_tools: Mutex::new(None),
             }),
@@ -647,17 +658,23 @@ impl Client {
     }
 
     /// The `_meta` of this client's 2026-07-28 requests under `version`.
-    fn modern_meta(&self, version: ProtocolVersion) -> ModernMeta {
-        ModernMeta {
+    fn modern_meta(&self, version: ProtocolVersion) -> Result<ModernMeta, String> {
+        let identity = match self.inner.identity.get() {
+            Some(identity) => identity.clone(),
+            None => {
+                let identity = Arc::new(identity(&self.inner.handler, &self.inner.options)?);
+                self.inner.identity.get_or_init(|| identity).clone()
+            }
+        };
+        Ok(ModernMeta {
             version,
-            capabilities: crate::tasks::with_tasks_extension(self.inner.handler.capabilities()),
-            client_info: self.inner.options.client_info.clone(),
+            identity,
             log_level: *self
                 .inner
                 .log_level
                 .lock()
                 .unwrap_or_else(|p| p.into_inner()),
-        }
+        })
     }
 
     /// The recent stderr of a stdio server (up to 16 KiB by default); `None` for other transports.
@@ -779,7 +796,14 @@ impl Client {
             let params =
                 serde_json::to_value(params).map_err(|e| self.encode_error(R::METHOD, e))?;
             let raw = self
-                .call_modern(&session, version, R::METHOD, Some(params), options)
+                .call_modern(
+                    &session,
+                    version,
+                    R::METHOD,
+                    modern::Params::Json(Some(&params)),
+                    options,
+                    modern::classify,
+                )
                 .await?;
             return jsonrpc::from_object(raw.get()).map_err(|e| {
                 ClientError::from_peer(
@@ -811,32 +835,29 @@ impl Client {
 
     /// One 2026-07-28 call: `_meta` added, `resultType` checked, and `input_required` answered
     /// with the client's handlers and retried (new id, `inputResponses`, `requestState` echoed),
-    /// at most [`MAX_INPUT_ROUNDS`] times.
-    async fn call_modern(
+    /// at most [`MAX_INPUT_ROUNDS`] times. `read` tells the answers apart (and reads a complete
+    /// one or a task handle into what the caller wants).
+    async fn call_modern<R>(
         &self,
         session: &Session,
         version: ProtocolVersion,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: modern::Params<'_>,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
+    ) -> Result<R, ClientError> {
         let name = &self.inner.name;
-        let meta = self.modern_meta(version);
-        let original = match params {
-            None | Some(serde_json::Value::Null) => serde_json::Map::new(),
-            Some(serde_json::Value::Object(map)) => map,
-            Some(other) => {
-                return Err(
-                    self.encode_error(method, format!("params must be an object, got {other}"))
-                )
-            }
-        };
+        let meta = self
+            .modern_meta(version)
+            .map_err(|e| self.encode_error(method, e))?;
         // The first round sends the params as given; later ones add the answers to them.
         let mut retry = None;
         for round in 0..=MAX_INPUT_ROUNDS {
-            let raw = meta
-                .encode(retry.as_ref().unwrap_or(&original))
-                .map_err(|e| self.encode_error(method, e))?;
+            let raw = match &retry {
+                None => meta.encode_params(params),
+                Some(retry) => meta.encode(retry),
+            }
+            .map_err(|e| self.encode_error(method, e))?;
             let request = options.to_request_options(self.inner.options.request_timeout);
             let answer = session
                 .peer
@@ -853,11 +874,11 @@ impl Client {
                 method: method.to_owned(),
                 reason,
             };
-            let asked = match modern::classify(answer).map_err(invalid)? {
-                modern::Answer::Complete(raw) => return Ok(raw),
+            let asked = match read(answer).map_err(invalid)? {
+                modern::Answer::Complete(answer) => return Ok(answer),
                 // A task handle goes back to the caller, which polls it (only `tools/call`
                 // may create one).
-                modern::Answer::Task(raw) if method == CallTool::METHOD => return Ok(raw),
+                modern::Answer::Task(answer) if method == CallTool::METHOD => return Ok(answer),
                 modern::Answer::Task(_) => {
                     return Err(invalid(format!(
                         "a task handle (resultType \"task\"), which only {} may answer",
@@ -878,10 +899,12 @@ impl Client {
                 )));
             }
             let input = InputRound::parse(asked).map_err(invalid)?;
-            let responses = input
-                .answer(&self.inner.options.callbacks)
+            // Boxed: answering is rare and its future large, and every call's future would
+            // carry it.
+            let responses = Box::pin(input.answer(&self.inner.options.callbacks))
                 .await
                 .map_err(input_error)?;
+            let original = params.object().map_err(|e| self.encode_error(method, e))?;
             retry = Some(
                 input
                     .retry_params(&original, &responses)
@@ -898,17 +921,29 @@ impl Client {
         params: Option<serde_json::Value>,
         options: CallOptions,
     ) -> Result<serde_json::Value, ClientError> {
-        let raw = self.request_json(method, params, options).await?;
+        let raw = self
+            .request_json(
+                method,
+                modern::Params::Json(params.as_ref()),
+                options,
+                modern::classify,
+                std::convert::identity,
+            )
+            .await?;
         self.decode_result(method, &raw)
     }
 
     /// Like [`request`](Self::request), the result left as the JSON text it came in.
-    async fn request_json(
+    /// `read` tells a 2026-07-28 answer apart as [`call_modern`](Self::call_modern) does;
+    /// `legacy` reads a 2025 one.
+    async fn request_json<R>(
         &self,
         method: &str,
-        params: Option<serde_json::Value>,
+        params: modern::Params<'_>,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String>,
+        legacy: impl FnOnce(jsonrpc::RawJson) -> R,
+    ) -> Result<R, ClientError> {
         let encode = |e: serde_json::Error| {
             ClientError::from_peer(
                 &self.inner.name,
@@ -921,18 +956,16 @@ impl Client {
         let session = self.session(method).await?;
         if let Some(version) = modern_version(&session) {
             return self
-                .call_modern(&session, version, method, params, options)
+                .call_modern(&session, version, method, params, options, read)
                 .await;
         }
-        let params = params
-            .map(|p| jsonrpc::to_raw(&p))
-            .transpose()
-            .map_err(encode)?;
+        let params = params.to_raw().map_err(encode)?;
         let request = options.to_request_options(self.inner.options.request_timeout);
         session
             .peer
             .request_raw(method, params, request)
             .await
+            .map(legacy)
             .map_err(|e| ClientError::from_peer(&self.inner.name, e))
     }
 
@@ -1086,16 +1119,25 @@ impl Client {
         arguments: serde_json::Value,
         options: CallOptions,
     ) -> Result<RawToolResult, ClientError> {
-        let params = CallToolParams::new(name).with_arguments(arguments);
         let task_options = crate::tasks::TaskOptions::from_call(&options);
         // As in `call_tool_with`: the task paths are boxed, being large and rare.
         if self.requires_task(name).await {
-            let arguments = serde_json::Value::Object(params.arguments.unwrap_or_default());
+            let arguments = match arguments {
+                serde_json::Value::Object(map) => serde_json::Value::Object(map),
+                _ => serde_json::Value::Object(serde_json::Map::new()),
+            };
             let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);
         }
-        let raw = self.send_call(&params, options).await?;
-        let raw = match crate::raw_result::read(raw, self.era() == Era::Modern) {
+        let params = modern::Params::ToolCall {
+            name,
+            arguments: &arguments,
+        };
+        // One pass over the answer tells a result from a task and takes the head off.
+        let modern = || self.era() == Era::Modern;
+        let read = |raw| crate::raw_result::classify(raw, modern());
+        let legacy = |raw| crate::raw_result::read(raw, modern());
+        let raw = match self.send_call(params, options, read, legacy).await? {
             Ok(result) => return Ok(result),
             Err(raw) => raw,
         };
@@ -1120,22 +1162,25 @@ impl Client {
         params: &CallToolParams,
         options: CallOptions,
     ) -> Result<crate::tasks::TaskStart, ClientError> {
-        let raw = self.send_call(params, options).await?;
+        let params = self.encode_params(params)?;
+        let params = modern::Params::Json(Some(&params));
+        let raw = self
+            .send_call(params, options, modern::classify, std::convert::identity)
+            .await?;
         self.task_start(raw)
     }
 
-    /// Sends one `tools/call` with `params` and returns the answer's text.
-    async fn send_call(
+    /// Sends one `tools/call` with `params` and returns the answer, read by `read` (2026-07-28)
+    /// or `legacy` (2025).
+    async fn send_call<R>(
         &self,
-        params: &CallToolParams,
+        params: modern::Params<'_>,
         options: CallOptions,
-    ) -> Result<jsonrpc::RawJson, ClientError> {
+        read: impl Fn(jsonrpc::RawJson) -> Result<modern::Answer<R>, String> + Copy,
+        legacy: impl FnOnce(jsonrpc::RawJson) -> R + Copy,
+    ) -> Result<R, ClientError> {
         match self
-            .request_json(
-                CallTool::METHOD,
-                Some(self.encode_params(params)?),
-                options.clone(),
-            )
+            .request_json(CallTool::METHOD, params, options.clone(), read, legacy)
             .await
         {
             // A 2026-07-28 HTTP transport mirrors `x-mcp-header` arguments only for tools it
@@ -1148,7 +1193,7 @@ impl Client {
             {
                 Box::pin(async {
                     self.list_tools().await?;
-                    self.request_json(CallTool::METHOD, Some(self.encode_params(params)?), options)
+                    self.request_json(CallTool::METHOD, params, options, read, legacy)
                         .await
                 })
                 .await
@@ -1351,6 +1396,7 @@ async fn listen_loop(inner: Weak<Inner>, stop: CancellationToken, params: serde_
             let version = modern_version(&session)?;
             let params = client
                 .modern_meta(version)
+                .ok()?
                 .apply(Some(params.clone()))
                 .ok()?;
             let raw = jsonrpc::to_raw(&params).ok()?;

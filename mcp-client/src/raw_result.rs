@@ -16,6 +16,8 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use crate::modern::{self, Answer};
+
 /// A `CallToolResult` as the server wrote it, minus the 2026-07-28 head (`resultType`, the
 /// server's info in `_meta`): every other field, known or not, as it came.
 #[derive(Debug, Clone)]
@@ -57,43 +59,105 @@ impl RawToolResult {
 /// `raw` as a tool's result, with the head taken off when `modern`; `raw` itself back when it
 /// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
 pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
-    let Ok(Fields(fields)) = jsonrpc::from_object::<Fields<'_>>(raw.get()) else {
-        return Err(raw);
+    let verdict = match jsonrpc::from_object::<Fields<'_>>(raw.get()) {
+        Ok(Fields(fields)) => verdict(&fields, modern),
+        Err(_) => Verdict::Typed,
     };
+    verdict.finish(raw)
+}
+
+/// A 2026-07-28 `tools/call` answer told apart as [`modern::classify`] does and, when complete,
+/// read as [`read`] does, in one pass over its text when its `resultType` is plain (absent,
+/// `null` or `"complete"`); any other answer takes both steps.
+pub(crate) fn classify(
+    raw: RawJson,
+    modern: bool,
+) -> Result<Answer<Result<RawToolResult, RawJson>>, String> {
+    if let Ok(Fields(fields)) = jsonrpc::from_object::<Fields<'_>>(raw.get()) {
+        if says_complete(&fields) {
+            let verdict = verdict(&fields, modern);
+            drop(fields);
+            return Ok(Answer::Complete(verdict.finish(raw)));
+        }
+    }
+    Ok(match modern::classify(raw)? {
+        Answer::Complete(raw) => Answer::Complete(read(raw, modern)),
+        Answer::Task(raw) => Answer::Task(read(raw, modern)),
+        Answer::InputRequired(asked) => Answer::InputRequired(asked),
+    })
+}
+
+/// Whether an object's members make a complete answer the way [`modern::classify`] reads them:
+/// no `resultType`, or one that is `null` or `"complete"`. `false` also for what that reading
+/// treats apart (a repeated `resultType`, one that is not a string).
+fn says_complete(fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+    let mut kinds = fields.iter().filter(|(key, _)| key == "resultType");
+    let complete = match kinds.next() {
+        None => true,
+        Some((_, value)) => match value.get() {
+            "null" | "\"complete\"" => true,
+            text if text.starts_with('"') && text.contains('\\') => {
+                serde_json::from_str::<String>(text).is_ok_and(|kind| kind == "complete")
+            }
+            _ => false,
+        },
+    };
+    complete && kinds.next().is_none()
+}
+
+/// What [`read`] makes of a result's members.
+enum Verdict {
+    /// Not plainly a result: left to the typed read.
+    Typed,
+    /// A result to pass on as it came.
+    AsItCame { is_error: bool },
+    /// A result written again without its head.
+    Cut(RawToolResult),
+}
+
+impl Verdict {
+    /// The verdict applied to `raw`, the text the members were read from.
+    fn finish(self, raw: RawJson) -> Result<RawToolResult, RawJson> {
+        match self {
+            Verdict::Typed => Err(raw),
+            Verdict::AsItCame { is_error } => Ok(RawToolResult {
+                json: raw,
+                is_error,
+            }),
+            Verdict::Cut(result) => Ok(result),
+        }
+    }
+}
+
+/// Judges a result's members: its head taken off when `modern`.
+fn verdict(fields: &[(Cow<'_, str>, &RawValue)], modern: bool) -> Verdict {
     let mut is_error = false;
     let mut head = false;
-    for (key, value) in &fields {
+    for (key, value) in fields {
         let value = value.get();
         match key.as_ref() {
-            "content" if !value.starts_with('[') => return Err(raw),
+            "content" if !value.starts_with('[') => return Verdict::Typed,
             "isError" => match value {
                 "true" => is_error = true,
                 "false" | "null" => {}
-                _ => return Err(raw),
+                _ => return Verdict::Typed,
             },
             // Either flavour of task: the typed read follows it.
-            "task" if value.starts_with('{') => return Err(raw),
-            "resultType" if value == "\"task\"" => return Err(raw),
+            "task" if value.starts_with('{') => return Verdict::Typed,
+            "resultType" if value == "\"task\"" => return Verdict::Typed,
             "resultType" => head |= modern,
-            "_meta" if !value.starts_with('{') => return Err(raw),
+            "_meta" if !value.starts_with('{') => return Verdict::Typed,
             "_meta" => head |= modern && names_server_info(value),
             _ => {}
         }
     }
     if !head {
-        drop(fields);
-        return Ok(RawToolResult {
-            json: raw,
-            is_error,
-        });
+        return Verdict::AsItCame { is_error };
     }
     // Written by serde_json from text it already checked: no second validation of the result.
-    match serde_json::value::to_raw_value(&WithoutHead(&fields)) {
-        Ok(json) => Ok(RawToolResult { json, is_error }),
-        Err(_) => {
-            drop(fields);
-            Err(raw)
-        }
+    match serde_json::value::to_raw_value(&WithoutHead(fields)) {
+        Ok(json) => Verdict::Cut(RawToolResult { json, is_error }),
+        Err(_) => Verdict::Typed,
     }
 }
 
@@ -235,6 +299,43 @@ mod tests {
         let raw: Value = serde_json::from_str(passed(text, true).get().get()).expect("json");
         assert_eq!(raw, serde_json::to_value(&typed).expect("value"));
         assert_eq!(passed(text, true).to_typed().expect("typed"), typed);
+    }
+
+    #[test]
+    fn one_pass_classifies_as_the_two_steps_do() {
+        let two_steps = |text: &str, modern: bool| {
+            crate::modern::classify(raw_json(text)).map(|answer| match answer {
+                Answer::Complete(raw) => Answer::Complete(read(raw, modern)),
+                Answer::Task(raw) => Answer::Task(read(raw, modern)),
+                Answer::InputRequired(asked) => Answer::InputRequired(asked),
+            })
+        };
+        for text in [
+            r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1},"content":[],"isError":true}"#,
+            r#"{"content":[{"type":"text","text":"a\"b"}]}"#,
+            r#"{"resultType":null,"content":[]}"#,
+            r#"{"resultType":"compl\u0065te","content":[]}"#,
+            r#"{"resultType":"complete","resultType":"complete","content":[]}"#,
+            r#"{"resultType":7,"content":[]}"#,
+            r#"{"resultType":"task","taskId":"t"}"#,
+            r#"{"resultType":"t\u0061sk","taskId":"t"}"#,
+            r#"{"resultType":"input_required","requestState":"s"}"#,
+            r#"{"resultType":"later"}"#,
+            r#"{"task":{"taskId":"t"}}"#,
+            r#"{"content":null}"#,
+            r#"{"_meta":[]}"#,
+            r#"["later"]"#,
+            r#"[1]"#,
+            r#"7"#,
+        ] {
+            for modern in [true, false] {
+                assert_eq!(
+                    format!("{:?}", classify(raw_json(text), modern)),
+                    format!("{:?}", two_steps(text, modern)),
+                    "{text}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -267,8 +267,9 @@ impl Client {
     /// `tasks.requests.tools.call`, the 2026-07-28 extension when it declared it under
     /// `extensions`, else none.
     pub fn task_flavour(&self) -> Option<TaskFlavour> {
-        let capabilities = self.server_capabilities();
-        match self.era() {
+        let handshake = self.handshake();
+        let capabilities = &handshake.result.capabilities;
+        match handshake.era() {
             Era::Legacy => capabilities
                 .tasks
                 .as_ref()

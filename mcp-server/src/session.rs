@@ -508,12 +508,15 @@ impl Handler for Session {
                 call.record("mcp.protocol.version", version.as_str());
             }
         }
-        let result = call
-            .context
-            .clone()
-            .scope(self.serve(request, ctx))
-            .instrument(call.span.clone())
-            .await;
+        // Boxed: traced, the serving future is wrapped twice over; kept inline, its size would
+        // be carried by every request's future, traced or not.
+        let result = Box::pin(
+            call.context
+                .clone()
+                .scope(self.serve(request, ctx))
+                .instrument(call.span.clone()),
+        )
+        .await;
         call.finish(result.as_ref());
         result
     }

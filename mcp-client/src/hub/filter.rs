@@ -97,7 +97,7 @@ impl super::Hub {
             if server.client().is_none() {
                 continue;
             }
-            let filter = server.config().tool_filter;
+            let filter = server.config().tool_filter.clone();
             let name = server.name();
             server.with_lists(|lists| {
                 let raw: Vec<&str> = lists.tools.iter().map(|t| t.name.as_str()).collect();

@@ -306,9 +306,13 @@ impl Hub {
     }
 
     fn find(&self, name: &str) -> Result<Arc<HubServer>, HubError> {
-        self.all()
-            .into_iter()
-            .find(|s| s.name() == name)
+        self.inner
+            .servers
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|s| s.is_named(name))
+            .cloned()
             .ok_or_else(|| HubError::UnknownServer { name: name.into() })
     }
 
@@ -373,7 +377,7 @@ impl Hub {
         let mut collisions = Vec::new();
         for server in self.all() {
             let name = server.name();
-            let filter = server.config().tool_filter;
+            let filter = server.config().tool_filter.clone();
             server.with_lists(|lists| {
                 // Filtered-out tools are not offered, so they cannot be resolved or called.
                 for (tool, shown_name) in lists.tools.iter().filter_map(|t| filter.present(t)) {
@@ -574,7 +578,7 @@ impl Hub {
         &self,
         name: &str,
         arguments: &Value,
-    ) -> Result<(Arc<HubTool>, Client, ServerConfig), HubError> {
+    ) -> Result<(Arc<HubTool>, Client, Arc<ServerConfig>), HubError> {
         let tool = self.resolve_tool(name)?;
         let server = self.find(&tool.server)?;
         let config = server.config();

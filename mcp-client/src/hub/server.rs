@@ -191,7 +191,8 @@ impl Dirty {
 /// One configured server and, when connected, its client and lists.
 #[derive(Debug)]
 pub(crate) struct HubServer {
-    config: RwLock<ServerConfig>,
+    /// Shared, so a call takes it without copying it.
+    config: RwLock<Arc<ServerConfig>>,
     link: RwLock<Link>,
     lists: RwLock<ServerLists>,
     watcher: Mutex<Option<AbortHandle>>,
@@ -234,7 +235,7 @@ impl HubServer {
         let lists = fetch(&client, Dirty::ALL, ServerLists::default()).await;
         let remote = !matches!(config.transport, TransportConfig::Stdio { .. });
         let server = Arc::new(HubServer {
-            config: RwLock::new(config),
+            config: RwLock::new(Arc::new(config)),
             link: RwLock::new(Link {
                 client: Some(client.clone()),
                 status: ServerStatus::Connected,
@@ -313,7 +314,7 @@ impl HubServer {
 
     fn idle(config: ServerConfig, status: ServerStatus) -> HubServer {
         HubServer {
-            config: RwLock::new(config),
+            config: RwLock::new(Arc::new(config)),
             link: RwLock::new(Link {
                 client: None,
                 status,
@@ -326,7 +327,7 @@ impl HubServer {
     }
 
     /// The server's config now.
-    pub(crate) fn config(&self) -> ServerConfig {
+    pub(crate) fn config(&self) -> Arc<ServerConfig> {
         self.config
             .read()
             .unwrap_or_else(|p| p.into_inner())
@@ -335,7 +336,7 @@ impl HubServer {
 
     /// Replaces fields that need no reconnect (the auto-approve list).
     pub(crate) fn update_config(&self, config: ServerConfig) {
-        *self.config.write().unwrap_or_else(|p| p.into_inner()) = config;
+        *self.config.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(config);
     }
 
     /// The server's name.
@@ -345,6 +346,11 @@ impl HubServer {
             .unwrap_or_else(|p| p.into_inner())
             .name
             .clone()
+    }
+
+    /// Whether the server is called `name` (without copying its name).
+    pub(crate) fn is_named(&self, name: &str) -> bool {
+        self.config.read().unwrap_or_else(|p| p.into_inner()).name == name
     }
 
     /// Its client, when connected.
@@ -379,7 +385,7 @@ impl HubServer {
     pub(crate) fn snapshot(&self) -> ServerSnapshot {
         let client = self.client();
         ServerSnapshot {
-            config: self.config(),
+            config: ServerConfig::clone(&self.config()),
             status: self.status(),
             protocol_version: client.as_ref().map(|c| c.protocol_version().to_string()),
             era: client.as_ref().map(Client::era),

@@ -231,10 +231,9 @@ impl ToolService {
         let output = match ((entry.handler)(&Call::new(arguments, meta, &ctx)), slot) {
             (Ok(future), Some(slot)) => {
                 let server = ctx.server().clone();
-                let raw = server
-                    .tasks()
-                    .call(ctx, slot, future, mode, version)
-                    .await?;
+                // Boxed: a task call is rare and its future large, and every call's future
+                // (allocated whole for each request) would carry it.
+                let raw = Box::pin(server.tasks().call(ctx, slot, future, mode, version)).await?;
                 // A task's answer (its handle, or a result that came first) is completed here.
                 return match head {
                     Some(head) => head.complete(&raw),
