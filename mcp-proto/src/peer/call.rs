@@ -149,7 +149,7 @@ impl PeerHandle {
             let at = deadline(&progress);
             let sleep = async {
                 match at {
-                    Some(at) => tokio::time::sleep_until(at.into()).await,
+                    Some(at) => shared.deadlines.reached(at).await,
                     None => std::future::pending().await,
                 }
             };

@@ -10,13 +10,14 @@
 //! or cancellation.
 //!
 //! One concept a file: `error`, `options`, `handler` (the trait and how it is run), `handle`
-//! (what users hold), `call` (our requests and notifications), `inbound` (serving theirs),
-//! `reader` (the read loop), `writer` (the outgoing queue), `pending` (the table of our waiting
-//! calls), `context`, and `transport` (the contract a transport meets). This file starts a peer
-//! and holds the state its tasks share.
+//! (what users hold), `call` (our requests and notifications), `deadlines` (their timeouts, on
+//! one timer), `inbound` (serving theirs), `reader` (the read loop), `writer` (the outgoing
+//! queue), `pending` (the table of our waiting calls), `context`, and `transport` (the contract a
+//! transport meets). This file starts a peer and holds the state its tasks share.
 
 mod call;
 mod context;
+mod deadlines;
 mod error;
 mod handle;
 mod handler;
@@ -101,6 +102,8 @@ struct Shared {
     options: PeerOptions,
     next_id: AtomicI64,
     pending: PendingTable,
+    /// The timeouts of our waiting calls.
+    deadlines: Arc<deadlines::Deadlines>,
     /// Where outgoing messages go.
     outlet: Outlet,
     /// Set when the writer has stopped: nothing more goes out.
@@ -128,6 +131,7 @@ impl Shared {
         let permits = Arc::new(Semaphore::new(options.max_concurrent_requests.max(1)));
         Shared {
             pending: PendingTable::new(options.max_pending_requests),
+            deadlines: deadlines::Deadlines::new(),
             options,
             next_id: AtomicI64::new(1),
             outlet,
