@@ -408,6 +408,12 @@ async fn headers_session_and_version_are_sent_and_delete_ends_the_session() {
         .await
         .expect("call");
     assert_eq!(first_text(&r), "ok in session 1");
+    // The GET stream opens on its own after the handshake; under load it can come after the
+    // call, so the close waits for it.
+    wait_until("the GET stream", || {
+        seen(&state).iter().any(|s| s.method == "GET")
+    })
+    .await;
     peer.close();
     bounded(5, "close", peer.closed()).await;
 
