@@ -7,6 +7,10 @@
 //! sleeper is re-armed only when a deadline comes in before the one it waits for, so a steady
 //! stream of requests with the same timeout touches no timer at all: the sleeper wakes at the
 //! first deadline, drops what is due, tells the waiters, and sleeps until the next.
+//!
+//! Each wake-up wakes every waiter of the peer to compare its own deadline with the clock (at
+//! most `max_pending_requests` of them); that happens at a deadline, not per request. A sleeper
+//! left waiting for a deadline whose request is gone stops when it wakes and finds no other.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
