@@ -312,7 +312,10 @@ async fn auto(
 
 /// The capabilities (every callback's, and the tasks extension) and the info a client's
 /// 2026-07-28 requests declare in their `_meta`.
-fn identity(handler: &ClientHandler, options: &ClientOptions) -> Result<modern::Identity, String> {
+fn declared_identity(
+    handler: &ClientHandler,
+    options: &ClientOptions,
+) -> Result<modern::Identity, String> {
     modern::Identity::new(
         &crate::tasks::with_tasks_extension(handler.capabilities()),
         &options.client_info,
@@ -335,7 +338,7 @@ async fn discover(
     };
     let meta = ModernMeta {
         version,
-        identity: Arc::new(identity(handler, options).map_err(encode)?),
+        identity: Arc::new(declared_identity(handler, options).map_err(encode)?),
         log_level: None,
     };
     let params = meta.apply(None).map_err(encode)?;
@@ -662,7 +665,8 @@ impl Client {
         let identity = match self.inner.identity.get() {
             Some(identity) => identity.clone(),
             None => {
-                let identity = Arc::new(identity(&self.inner.handler, &self.inner.options)?);
+                let identity =
+                    Arc::new(declared_identity(&self.inner.handler, &self.inner.options)?);
                 self.inner.identity.get_or_init(|| identity).clone()
             }
         };
@@ -1122,9 +1126,11 @@ impl Client {
         let task_options = crate::tasks::TaskOptions::from_call(&options);
         // As in `call_tool_with`: the task paths are boxed, being large and rare.
         if self.requires_task(name).await {
-            let arguments = match arguments {
-                serde_json::Value::Object(map) => serde_json::Value::Object(map),
-                _ => serde_json::Value::Object(serde_json::Map::new()),
+            // As `CallToolParams::with_arguments` does: arguments that are no object are dropped.
+            let arguments = if arguments.is_object() {
+                arguments
+            } else {
+                serde_json::Value::Object(serde_json::Map::new())
             };
             let result = Box::pin(self.call_tool_as_task(name, arguments, task_options)).await?;
             return self.to_raw_result(&result);

@@ -193,11 +193,7 @@ impl ModernMeta {
     /// The `_meta` of a request with none of its own, as [`encode`](Self::encode) would write
     /// it: the one written last time when the version and log level are the same.
     fn meta_alone(&self) -> Result<Arc<RawValue>, String> {
-        let mut last = self
-            .identity
-            .meta_alone
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
+        let mut last = mcp_proto::sync::lock(&self.identity.meta_alone);
         if let Some(written) = &*last {
             if (written.version, written.log_level) == (self.version, self.log_level) {
                 return Ok(written.text.clone());

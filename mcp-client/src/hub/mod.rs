@@ -306,10 +306,7 @@ impl Hub {
     }
 
     fn find(&self, name: &str) -> Result<Arc<HubServer>, HubError> {
-        self.inner
-            .servers
-            .read()
-            .unwrap_or_else(|p| p.into_inner())
+        mcp_proto::sync::read(&self.inner.servers)
             .iter()
             .find(|s| s.is_named(name))
             .cloned()

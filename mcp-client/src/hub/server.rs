@@ -350,7 +350,7 @@ impl HubServer {
 
     /// Whether the server is called `name` (without copying its name).
     pub(crate) fn is_named(&self, name: &str) -> bool {
-        self.config.read().unwrap_or_else(|p| p.into_inner()).name == name
+        mcp_proto::sync::read(&self.config).name == name
     }
 
     /// Its client, when connected.
