@@ -8,8 +8,13 @@
 //! a read that started before an invalidation of its session (its [`Ticket`] is older) grants
 //! nothing, so an invalidation that overtakes the read it invalidates is never lost, while
 //! changes to other sessions do not stop leases.
+//!
+//! A replica's own changes come back on the feed too. It already ended its lease when the change
+//! was answered, so the echo of a change it saw answered ([`OwnChange`]) ends nothing: the read
+//! it made after the answer, which saw the change, stays leased.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -28,6 +33,9 @@ const MAX_LEASES: usize = 16_384;
 /// Invalidations of single sessions remembered for reads in flight; past it, they are forgotten
 /// and count as one of every session (reads in flight then grant nothing).
 const MAX_RECENT: usize = 4_096;
+/// This replica's changes whose echo on the feed is still awaited; past it, they are forgotten
+/// (their echoes then end leases like anyone else's).
+const MAX_OWN: usize = 4_096;
 /// Sessions waiting for their expiry to be flushed; past it, requests go by round trip (which
 /// writes the expiry itself) until the flusher empties the set.
 const MAX_TOUCHED: usize = 16_384;
@@ -35,6 +43,8 @@ const MAX_TOUCHED: usize = 16_384;
 /// The leases of one replica on one store.
 #[derive(Debug)]
 pub(crate) struct Leases {
+    /// Tells this replica's changes from other replicas' on the feed (random per store).
+    origin: u64,
     /// How long a lease lasts (further capped by a quarter of the session's idle timeout).
     length: Duration,
     state: Mutex<State>,
@@ -57,6 +67,53 @@ struct State {
     touched: HashMap<Box<str>, Duration>,
     /// The shortest idle timeout a session was served with (the flusher's tick follows it).
     shortest_idle: Option<Duration>,
+    /// The number of this replica's last change.
+    last_change: u64,
+    /// This replica's changes, by number, whose echo has not come back yet.
+    own: HashMap<u64, Echo>,
+}
+
+/// Where one of this replica's changes stands between its answer and its echo on the feed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Echo {
+    /// Neither the answer nor the echo is here yet.
+    Awaited,
+    /// Answered and published: its lease already ended, so the echo ends nothing.
+    Answered,
+    /// The echo came first and ended the lease.
+    Arrived,
+}
+
+/// One of this replica's changes: what it publishes beside the session id, so that its echo is
+/// known for its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OwnChange {
+    origin: u64,
+    number: u64,
+}
+
+impl OwnChange {
+    /// The tag published after the session id and a space: `<origin hex>.<number>`.
+    pub(crate) fn tag(self) -> String {
+        format!("{:016x}.{}", self.origin, self.number)
+    }
+
+    /// The session id and the change of a published `payload`: `<id> <tag>`, or a bare id.
+    pub(crate) fn parse(payload: &str) -> (&str, Option<OwnChange>) {
+        let Some((id, tag)) = payload.rsplit_once(' ') else {
+            return (payload, None);
+        };
+        let change = tag.split_once('.').and_then(|(origin, number)| {
+            Some(OwnChange {
+                origin: u64::from_str_radix(origin, 16).ok()?,
+                number: number.parse().ok()?,
+            })
+        });
+        match change {
+            Some(change) => (id, Some(change)),
+            None => (payload, None),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -82,6 +139,7 @@ impl Leases {
     /// No leases yet, the feed down; leases last `length` (zero: never granted).
     pub(crate) fn new(length: Duration) -> Self {
         Leases {
+            origin: RandomState::new().hash_one(0u8),
             length,
             state: Mutex::new(State::default()),
             flush: Notify::new(),
@@ -176,6 +234,53 @@ impl Leases {
         }
     }
 
+    /// Numbers a change this replica is about to make: publish its [`tag`](OwnChange::tag) with
+    /// the session id, then report the answer with [`changed`](Self::changed).
+    pub(crate) fn change(&self) -> OwnChange {
+        let mut state = lock(&self.state);
+        state.last_change += 1;
+        let number = state.last_change;
+        if state.own.len() >= MAX_OWN {
+            state.own.clear();
+        }
+        state.own.insert(number, Echo::Awaited);
+        OwnChange {
+            origin: self.origin,
+            number,
+        }
+    }
+
+    /// Change `change` of session `id` was answered, `published` or not (an error or a session
+    /// already gone): the lease ends, and reads in flight grant nothing.
+    pub(crate) fn changed(&self, id: &str, change: OwnChange, published: bool) {
+        self.drop_one(id);
+        let mut state = lock(&self.state);
+        if let Some(echo) = state.own.remove(&change.number) {
+            if echo == Echo::Awaited && published {
+                state.own.insert(change.number, Echo::Answered);
+            }
+        }
+    }
+
+    /// Session `id` changed, as the feed says (`change`: the replica's tag, if it sent one); an
+    /// echo of this replica's own answered change ends nothing.
+    pub(crate) fn feed_says_changed(&self, id: &str, change: Option<OwnChange>) {
+        if let Some(change) = change.filter(|c| c.origin == self.origin) {
+            let mut state = lock(&self.state);
+            match state.own.get(&change.number).copied() {
+                Some(Echo::Answered) => {
+                    state.own.remove(&change.number);
+                    return;
+                }
+                Some(Echo::Awaited) => {
+                    state.own.insert(change.number, Echo::Arrived);
+                }
+                Some(Echo::Arrived) | None => {}
+            }
+        }
+        self.drop_one(id);
+    }
+
     /// Something may have been missed (a flush failed): every lease ends.
     pub(crate) fn drop_all(&self) {
         lock(&self.state).forget_all();
@@ -219,6 +324,7 @@ impl State {
         self.all_since = self.epoch;
         self.recent.clear();
         self.leases.clear();
+        self.own.clear();
     }
 }
 
@@ -349,6 +455,85 @@ mod tests {
         // A read that started while the feed was up and ends after it came back up is stale.
         leases.set_feed(true);
         leases.grant("s", &record(), t, IDLE, now);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+    }
+
+    /// Leases `id` as a request after a change would: a read, then a grant.
+    fn lease(leases: &Leases, id: &str, now: Instant) {
+        let t = ticket(leases.serve(id, IDLE, now));
+        leases.grant(id, &record(), t, IDLE, now);
+    }
+
+    #[test]
+    fn the_echo_of_an_answered_own_change_ends_nothing() {
+        let leases = leases();
+        let now = Instant::now();
+        lease(&leases, "s", now);
+        let change = leases.change();
+        leases.changed("s", change, true);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+        lease(&leases, "s", now);
+        let payload = format!("s {}", change.tag());
+        let (id, echo) = OwnChange::parse(&payload);
+        assert_eq!((id, echo), ("s", Some(change)));
+        leases.feed_says_changed(id, echo);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Leased(_)));
+        // A second echo of the same change is not expected, so it counts.
+        leases.feed_says_changed(id, echo);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+    }
+
+    #[test]
+    fn an_own_echo_before_the_answer_or_of_an_unpublished_change_ends_the_lease() {
+        let leases = leases();
+        let now = Instant::now();
+        // The echo overtakes the answer: it ends the lease, and so does the answer.
+        lease(&leases, "s", now);
+        let first = leases.change();
+        leases.feed_says_changed("s", Some(first));
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+        lease(&leases, "s", now);
+        leases.changed("s", first, true);
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+        // An answer that published nothing (an error: it may still run) awaits no echo, so a
+        // late one counts.
+        let second = leases.change();
+        leases.changed("s", second, false);
+        lease(&leases, "s", now);
+        leases.feed_says_changed("s", Some(second));
+        assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
+    }
+
+    #[test]
+    fn changes_of_other_replicas_and_bare_ids_end_the_lease() {
+        let (here, there) = (leases(), leases());
+        let now = Instant::now();
+        let theirs = there.change();
+        there.changed("s", theirs, true);
+        lease(&here, "s", now);
+        let payload = format!("s {}", theirs.tag());
+        let (id, change) = OwnChange::parse(&payload);
+        here.feed_says_changed(id, change);
+        assert!(matches!(here.serve("s", IDLE, now), Served::Read(_)));
+        lease(&here, "s", now);
+        for bare in ["s", "s not-a-tag", "s 12.x"] {
+            let (id, change) = OwnChange::parse(bare);
+            assert_eq!((id, change), (bare, None));
+        }
+        here.feed_says_changed("s", None);
+        assert!(matches!(here.serve("s", IDLE, now), Served::Read(_)));
+    }
+
+    #[test]
+    fn a_lost_feed_forgets_own_changes() {
+        let leases = leases();
+        let now = Instant::now();
+        let change = leases.change();
+        leases.changed("s", change, true);
+        leases.set_feed(false);
+        leases.set_feed(true);
+        lease(&leases, "s", now);
+        leases.feed_says_changed("s", Some(change));
         assert!(matches!(leases.serve("s", IDLE, now), Served::Read(_)));
     }
 

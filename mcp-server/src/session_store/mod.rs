@@ -20,10 +20,12 @@
 //! - **Invalidation comes from Redis itself.** The scripts that change a session (log level,
 //!   subscriptions) or remove it publish its id on the `session-changed` channel, in the same
 //!   atomic step; every replica subscribes and drops its lease of that id, so its next request
-//!   reads the record again. A replica's own change drops its lease as soon as Redis answered.
+//!   reads the record again. A replica's own change drops its lease as soon as Redis answered,
+//!   and its echo on the channel (tagged with the replica and the change) then ends nothing:
+//!   the read made after the answer already saw the change.
 //!   A read that was in flight when an invalidation of its session (or of all) arrived grants
-//!   no lease (epochs), so an invalidation overtaking the read it invalidates is not lost. Expiry publishes nothing and
-//!   needs not: a lease ends before the expiry its read wrote.
+//!   no lease (epochs), so an invalidation overtaking the read it invalidates is not lost.
+//!   Expiry publishes nothing and needs not: a lease ends before the expiry its read wrote.
 //! - **No feed, no lease.** While the subscription is not subscribed (starting, Redis down,
 //!   reconnecting), no lease is granted or honoured and every lease was dropped: each request
 //!   goes to Redis, and with Redis down fails with a clear 503, as without leases. What a

@@ -11,7 +11,9 @@
 //!   epoch), which counts live sessions for the cap; it expires with the last of them.
 //!
 //! - `P` + `session-changed`: a pub/sub channel; the scripts that change or remove a session
-//!   publish its id there, atomically with the change, so replicas drop their lease of it.
+//!   publish its id there, atomically with the change, so replicas drop their lease of it. A
+//!   replica that leases adds a space and a tag naming itself and the change, so that it knows
+//!   its own echo (see [`Leases`]); a bare id is read as a change from elsewhere.
 //!
 //! Every method is one round trip (a pipeline, or a Lua script where the step must be atomic:
 //! the cap check with the insert, a change with its invalidation), except
@@ -25,7 +27,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::lease::{Leases, Served};
+use super::lease::{Leases, OwnChange, Served};
 use super::{
     parse_level, SessionChange, SessionLimits, SessionRecord, SessionStore, SessionStoreError,
     StoreFuture,
@@ -48,7 +50,7 @@ return 1
 ";
 
 /// Sets the log level of a session that still exists, and says so on the invalidation
-/// channel (ARGV[2], the id in ARGV[3]).
+/// channel (ARGV[2], the payload in ARGV[3]).
 const SET_LEVEL: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'lvl', ARGV[1])
@@ -57,7 +59,7 @@ return 1
 ";
 
 /// Adds or removes a subscription of a session that still exists, counting the change, and
-/// says so on the invalidation channel (ARGV[5]).
+/// says so on the invalidation channel (ARGV[5], the payload in ARGV[6]).
 const SUBSCRIBE: &str = r"
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if ARGV[1] == '+' then
@@ -70,7 +72,7 @@ end
 redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
-redis.call('PUBLISH', ARGV[5], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1
 ";
 
@@ -87,14 +89,14 @@ return live
 
 /// Removes a session, its subscriptions and its entries in the subscriber index, and says so
 /// on the invalidation channel (ARGV[1]: the prefix of index keys, ARGV[2]: the id, ARGV[3]:
-/// the channel).
+/// the channel, ARGV[4]: the payload).
 const REMOVE: &str = r"
 for _, uri in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   redis.call('SREM', ARGV[1] .. uri, ARGV[2])
 end
 redis.call('ZREM', KEYS[3], ARGV[2])
 local deleted = redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('PUBLISH', ARGV[3], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
 return deleted
 ";
 
@@ -113,8 +115,9 @@ struct Cache {
     tasks: OnceLock<(DropGuard, DropGuard)>,
 }
 
-/// Drops the lease of each session id published on the invalidation channel, and every lease
-/// whenever the subscription is made or lost.
+/// Drops the lease of each session id published on the invalidation channel (except on the echo
+/// of this replica's own answered change), and every lease whenever the subscription is made or
+/// lost.
 struct Feed {
     leases: Arc<Leases>,
 }
@@ -122,7 +125,10 @@ struct Feed {
 impl Listener for Feed {
     fn message(&self, message: PubSubMessage) -> bool {
         match std::str::from_utf8(&message.payload) {
-            Ok(id) => self.leases.drop_one(id),
+            Ok(payload) => {
+                let (id, change) = OwnChange::parse(payload);
+                self.leases.feed_says_changed(id, change);
+            }
             Err(_) => self.leases.drop_all(),
         }
         true
@@ -222,6 +228,28 @@ impl RedisSessionStore {
 
     fn index(&self) -> String {
         self.redis.key("sessions")
+    }
+
+    /// Numbers a change of session `id` this replica is about to make, if it leases: the change
+    /// and what to publish (the id, then the change's tag).
+    fn own_change(&self, id: &str) -> (Option<OwnChange>, String) {
+        let leases = &self.cache.leases;
+        if leases.length().is_zero() {
+            return (None, id.to_owned());
+        }
+        let change = leases.change();
+        (Some(change), format!("{id} {}", change.tag()))
+    }
+
+    /// Change `change` of session `id` was answered (`published` on the channel or not): this
+    /// replica's next request reads the change, or its absence, from Redis, even before the
+    /// invalidation comes back.
+    fn changed(&self, id: &str, change: Option<OwnChange>, published: bool) {
+        let leases = &self.cache.leases;
+        match change {
+            Some(change) => leases.changed(id, change, published),
+            None => leases.drop_one(id),
+        }
     }
 }
 
@@ -438,6 +466,7 @@ impl SessionStore for RedisSessionStore {
         idle: Duration,
     ) -> StoreFuture<'a, Result<bool, SessionStoreError>> {
         Box::pin(async move {
+            let (own, payload) = self.own_change(id);
             let script = match change {
                 SessionChange::LogLevel(level) => {
                     let mut s = redis::cmd("EVAL");
@@ -446,7 +475,7 @@ impl SessionStore for RedisSessionStore {
                         .arg(self.key("s", id))
                         .arg(level.as_str())
                         .arg(self.channel())
-                        .arg(id);
+                        .arg(&payload);
                     s
                 }
                 SessionChange::Subscribe(uri) | SessionChange::Unsubscribe(uri) => {
@@ -465,14 +494,13 @@ impl SessionStore for RedisSessionStore {
                         .arg(uri)
                         .arg(millis(idle))
                         .arg(id)
-                        .arg(self.channel());
+                        .arg(self.channel())
+                        .arg(&payload);
                     s
                 }
             };
             let found = self.redis.query::<i64>(&script).await;
-            // Whatever the answer, this replica's next request reads the change (or its
-            // absence) from Redis, even before the invalidation comes back.
-            self.cache.leases.drop_one(id);
+            self.changed(id, own, matches!(found, Ok(1)));
             Ok(found.map_err(unavailable)? == 1)
         })
     }
@@ -504,6 +532,7 @@ impl SessionStore for RedisSessionStore {
 
     fn remove<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Result<bool, SessionStoreError>> {
         Box::pin(async move {
+            let (own, payload) = self.own_change(id);
             let mut cmd = redis::cmd("EVAL");
             cmd.arg(REMOVE)
                 .arg(3)
@@ -512,9 +541,10 @@ impl SessionStore for RedisSessionStore {
                 .arg(self.index())
                 .arg(self.key("subscribers", ""))
                 .arg(id)
-                .arg(self.channel());
+                .arg(self.channel())
+                .arg(&payload);
             let deleted = self.redis.query::<i64>(&cmd).await;
-            self.cache.leases.drop_one(id);
+            self.changed(id, own, deleted.is_ok());
             Ok(deleted.map_err(unavailable)? > 0)
         })
     }
