@@ -8,6 +8,7 @@
 #   bench/proxy_callgrind.sh               builds a release with line tables and thin LTO in
 #                                          target/profiling (the shipped build is fat LTO)
 #   MCP=… WEATHER=… bench/proxy_callgrind.sh   counts other binaries
+#   KEEP_WORK=DIR bench/proxy_callgrind.sh    keeps the callgrind files in DIR (callgrind_annotate)
 # Needs valgrind (apt-get install valgrind). Nothing in `cargo test` runs this script.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,8 +20,8 @@ if [[ -z "${MCP:-}" || -z "${WEATHER:-}" ]]; then
 fi
 MCP=${MCP:-$PROFILE_TARGET/release/mcp}
 WEATHER=${WEATHER:-$PROFILE_TARGET/release/weather-server}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+WORK=${KEEP_WORK:-$(mktemp -d)}
+[[ -n "${KEEP_WORK:-}" ]] || trap 'rm -rf "$WORK"' EXIT
 printf '{"mcpServers":{"weather":{"command":"%s","args":["--clock","2026-08-02T07:00:00Z"]}}}\n' \
   "$WEATHER" > "$WORK/hub.json"
 cat > "$WORK/driver.py" <<'PY'
