@@ -10,7 +10,9 @@
 #                                       commit before a change), to check the change costs nothing
 # Goal: proxy >= 0.5x direct throughput and <= 15 us added per sequential call.
 # Row `relay` is weather-server behind the harness's byte-relay, a process that copies bytes and
-# parses nothing: the floor of any process between client and server on this machine.
+# parses nothing: the floor of any process between client and server on this machine. Row
+# `raw-proxy` is the harness's hand-written proxy (std + serde_json, every message parsed into a
+# Value and written again, tool names prefixed): the practical limit of a proxy that reads.
 # Results: $OUT (default target/bench/proxy-<stamp>) raw.jsonl and summary.txt.
 set -euo pipefail
 
@@ -27,11 +29,12 @@ TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
 HARNESS_TARGET=${HARNESS_TARGET:-$WORK/harness-target}
 MCPBENCH="$HARNESS_TARGET/release/mcpbench"
 RELAY="$HARNESS_TARGET/release/byte-relay"
+RAWPROXY="$HARNESS_TARGET/release/raw-proxy"
 WEATHER=${WEATHER:-$TARGET/release/weather-server}
 MCP=${MCP:-$TARGET/release/mcp}
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   CARGO_TARGET_DIR="$HARNESS_TARGET" cargo build --release --quiet --locked \
-    --manifest-path "$HARNESS/Cargo.toml" -p mcpbench -p byte-relay
+    --manifest-path "$HARNESS/Cargo.toml" -p mcpbench -p proxy-floor
   (cd "$REPO" && cargo build --release --quiet -p weather-server -p mcp-cli)
 fi
 
@@ -43,7 +46,8 @@ config() { # WEATHER-BINARY FILE: a hub config with weather-server as server `we
 config "$WEATHER" "$OUT/ours.json"
 rows=("direct|get_weather|$WEATHER --clock $CLOCK"
       "proxy|weather__get_weather|$MCP --config $OUT/ours.json proxy"
-      "relay|get_weather|$RELAY $WEATHER --clock $CLOCK")
+      "relay|get_weather|$RELAY $WEATHER --clock $CLOCK"
+      "raw-proxy|weather__get_weather|$RAWPROXY weather__ $WEATHER --clock $CLOCK")
 if [[ -n "${BASE_WEATHER:-}" && -n "${BASE_MCP:-}" ]]; then
   config "$BASE_WEATHER" "$OUT/base.json"
   rows+=("base-direct|get_weather|$BASE_WEATHER --clock $CLOCK"
@@ -70,13 +74,13 @@ rows = [json.loads(l) for l in open(sys.argv[1])]
 def med(label, metric, field):
     v = [r[field] for r in rows if r.get("impl") == label and r.get("metric") == metric and field in r]
     return statistics.median(v) if v else None
-order = ["direct", "proxy", "relay", "base-direct", "base-proxy"]
+order = ["direct", "proxy", "relay", "raw-proxy", "base-direct", "base-proxy"]
 labels = sorted({r["impl"] for r in rows}, key=lambda l: order.index(l) if l in order else 9)
 print(f"{'row':<12} {'seq calls/s':>12} {'seq p50 us':>11} {'seq mean us':>12} {'pipe calls/s':>13}  rounds")
 for l in labels:
     n = len([r for r in rows if r.get("impl") == l and r.get("metric") == "seq"])
     print(f"{l:<12} {med(l,'seq','calls_per_s') or 0:>12,.0f} {med(l,'seq','p50_us') or 0:>11.1f} {med(l,'seq','mean_us') or 0:>12.1f} {med(l,'pipe','calls_per_s') or 0:>13,.0f}  {n}")
-for d, p in (("direct", "proxy"), ("direct", "relay"), ("base-direct", "base-proxy")):
+for d, p in (("direct", "proxy"), ("direct", "relay"), ("direct", "raw-proxy"), ("base-direct", "base-proxy")):
     if med(d, "seq", "calls_per_s") and med(p, "seq", "calls_per_s"):
         print(f"{p} / {d}: seq {med(p,'seq','calls_per_s')/med(d,'seq','calls_per_s'):.2f}x, "
               f"pipelined {med(p,'pipe','calls_per_s')/med(d,'pipe','calls_per_s'):.2f}x, "

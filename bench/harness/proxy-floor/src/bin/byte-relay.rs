@@ -4,8 +4,10 @@
 //! `bench/proxy.sh` measures it beside `mcp proxy` as the floor of the proxy's overhead.
 
 use std::io::{self, Read, Write};
-use std::process::{exit, Command, Stdio};
+use std::process::exit;
 use std::thread;
+
+use proxy_floor::spawn_piped;
 
 /// Copies until `from` ends, flushing after every read so nothing waits in a buffer.
 fn pump(mut from: impl Read, mut to: impl Write) -> io::Result<()> {
@@ -21,24 +23,12 @@ fn pump(mut from: impl Read, mut to: impl Write) -> io::Result<()> {
 }
 
 fn main() {
-    let mut args = std::env::args_os().skip(1);
+    let mut args = std::env::args().skip(1);
     let Some(program) = args.next() else {
         eprintln!("usage: byte-relay CMD [ARGS...]");
         exit(2);
     };
-    let mut child = Command::new(&program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| {
-            eprintln!("byte-relay: cannot start {program:?}: {e}");
-            exit(1);
-        });
-    let (Some(child_in), Some(child_out)) = (child.stdin.take(), child.stdout.take()) else {
-        eprintln!("byte-relay: the child has no pipes");
-        exit(1);
-    };
+    let (mut child, child_in, child_out) = spawn_piped("byte-relay", &program, args);
     // Our stdin to the child; its end closes the child's stdin, so the child exits and its
     // stdout ends. Not joined: should the child die first, that thread waits on our stdin.
     thread::spawn(move || pump(io::stdin().lock(), child_in));
