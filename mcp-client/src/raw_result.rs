@@ -4,16 +4,14 @@
 //! again.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::sync::LazyLock;
 
-use mcp_proto::jsonrpc::{self, RawJson};
+use mcp_proto::jsonrpc::{self, RawJson, RawMembers};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::CallToolResult;
 use memchr::memmem;
-use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::modern::{self, Answer};
@@ -59,8 +57,8 @@ impl RawToolResult {
 /// `raw` as a tool's result, with the head taken off when `modern`; `raw` itself back when it
 /// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
 pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
-    let verdict = match jsonrpc::from_object::<Fields<'_>>(raw.get()) {
-        Ok(Fields(fields)) => verdict(&fields, modern),
+    let verdict = match RawMembers::of(raw.get()) {
+        Ok(RawMembers(fields)) => verdict(&fields, modern),
         Err(_) => Verdict::Typed,
     };
     verdict.finish(raw)
@@ -73,7 +71,7 @@ pub(crate) fn classify(
     raw: RawJson,
     modern: bool,
 ) -> Result<Answer<Result<RawToolResult, RawJson>>, String> {
-    if let Ok(Fields(fields)) = jsonrpc::from_object::<Fields<'_>>(raw.get()) {
+    if let Ok(RawMembers(fields)) = RawMembers::of(raw.get()) {
         if says_complete(&fields) {
             let verdict = verdict(&fields, modern);
             drop(fields);
@@ -180,8 +178,8 @@ impl Serialize for WithoutHead<'_> {
             match key.as_ref() {
                 "resultType" => {}
                 "_meta" => {
-                    let Fields(meta) = serde_json::from_str::<Fields<'_>>(value.get())
-                        .map_err(serde::ser::Error::custom)?;
+                    let RawMembers(meta) =
+                        RawMembers::of(value.get()).map_err(serde::ser::Error::custom)?;
                     if meta.iter().any(|(k, _)| k != meta_keys::SERVER_INFO) {
                         map.serialize_entry(key, &WithoutInfo(&meta))?;
                     }
@@ -203,55 +201,6 @@ impl Serialize for WithoutInfo<'_> {
             map.serialize_entry(key, value)?;
         }
         map.end()
-    }
-}
-
-/// An object's members in order, keys read (borrowed where they have no escapes) and values
-/// left as their text.
-struct Fields<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
-
-impl<'de> Deserialize<'de> for Fields<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> Visitor<'de> for Members {
-            type Value = Fields<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'de>, A::Error> {
-                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(Key(key)) = map.next_key()? {
-                    fields.push((key, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(Fields(fields))
-            }
-        }
-        deserializer.deserialize_map(Members)
-    }
-}
-
-/// An object's key, borrowed from the text unless it has escapes.
-struct Key<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl<'de> Visitor<'de> for Text {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s.to_owned())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Key<'de>, E> {
-                Ok(Key(Cow::Owned(s)))
-            }
-        }
-        deserializer.deserialize_str(Text)
     }
 }
 

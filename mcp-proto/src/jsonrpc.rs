@@ -51,6 +51,93 @@ pub fn from_object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_jso
     }
 }
 
+/// An object's members in order (a repeated key kept each time): each key read, borrowed from
+/// the text unless it has escapes, and each value left as its text. What a caller that passes a
+/// result on reads of it: which members it has, without reading their values into types.
+#[derive(Debug)]
+pub struct RawMembers<'a>(pub Vec<(std::borrow::Cow<'a, str>, &'a RawValue)>);
+
+impl<'a> RawMembers<'a> {
+    /// The members of the JSON object `text` (anything else is an error).
+    pub fn of(text: &'a str) -> Result<Self, serde_json::Error> {
+        from_object(text)
+    }
+
+    /// The members without those named `key`, written back as an object (their values as they
+    /// came, not read again).
+    pub fn without(&self, key: &str) -> Result<RawJson, serde_json::Error> {
+        to_raw(&MembersWithout {
+            members: &self.0,
+            key,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for RawMembers<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members;
+        impl<'de> de::Visitor<'de> for Members {
+            type Value = RawMembers<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawMembers<'de>, A::Error> {
+                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
+                while let Some(MemberKey(key)) = map.next_key()? {
+                    members.push((key, map.next_value::<&'de RawValue>()?));
+                }
+                Ok(RawMembers(members))
+            }
+        }
+        deserializer.deserialize_map(Members)
+    }
+}
+
+/// An object's key, borrowed from the text unless it has escapes.
+struct MemberKey<'a>(std::borrow::Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for MemberKey<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> de::Visitor<'de> for Text {
+            type Value = MemberKey<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<MemberKey<'de>, E> {
+                Ok(MemberKey(std::borrow::Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<MemberKey<'de>, E> {
+                Ok(MemberKey(std::borrow::Cow::Owned(s.to_owned())))
+            }
+            fn visit_string<E>(self, s: String) -> Result<MemberKey<'de>, E> {
+                Ok(MemberKey(std::borrow::Cow::Owned(s)))
+            }
+        }
+        deserializer.deserialize_str(Text)
+    }
+}
+
+/// Members written as an object, leaving out those named `key`.
+struct MembersWithout<'a> {
+    members: &'a [(std::borrow::Cow<'a, str>, &'a RawValue)],
+    key: &'a str,
+}
+
+impl Serialize for MembersWithout<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        for (key, value) in self.members.iter().filter(|(k, _)| k != self.key) {
+            map.serialize_entry(key, value)?;
+        }
+        map.end()
+    }
+}
+
 /// What a JSON text that is not an object is, for an error message.
 fn unexpected_kind(text: &str) -> de::Unexpected<'static> {
     match text.trim_start().as_bytes().first() {
@@ -677,6 +764,27 @@ mod tests {
             Err(ParseError::Invalid(inv)) => inv,
             other => panic!("expected an invalid message from {text}, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn raw_members_keep_order_repeats_and_text() {
+        let text = r#"{"b":1.50,"a\"k":[1, 2],"b":{"x":null}}"#;
+        let members = RawMembers::of(text).expect("an object");
+        let seen: Vec<(&str, &str)> = members
+            .0
+            .iter()
+            .map(|(k, v)| (k.as_ref(), v.get()))
+            .collect();
+        assert_eq!(
+            seen,
+            [("b", "1.50"), ("a\"k", "[1, 2]"), ("b", r#"{"x":null}"#)]
+        );
+        assert_eq!(
+            members.without("b").expect("written").get(),
+            r#"{"a\"k":[1, 2]}"#
+        );
+        assert!(RawMembers::of("[1]").is_err());
+        assert!(RawMembers::of(r#"{"a":}"#).is_err());
     }
 
     #[test]

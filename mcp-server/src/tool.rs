@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_proto::jsonrpc::RawJson;
+use mcp_proto::jsonrpc::{RawJson, RawMembers};
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
 use serde::Serialize;
@@ -299,28 +299,38 @@ impl ToolOutput {
             Repr::TextAndJson { text, json } => {
                 text_and_structured(Some(&text), &json, version, head)
             }
-            // Before 2025-06-18 there is no structured content: the rare old client gets the
-            // result read, cut and written again.
-            Repr::Raw(raw)
-                if !version.has_structured_output()
-                    && raw.get().contains("\"structuredContent\"") =>
-            {
-                let mut result: JsonObject =
-                    mcp_proto::jsonrpc::from_object(raw.get()).map_err(|e| {
-                        ServerError::handler(format!("the tool's result is not JSON: {e}"))
-                    })?;
-                result.shift_remove("structuredContent");
-                let raw = mcp_proto::jsonrpc::to_raw(&result).map_err(encode_error)?;
-                return ToolOutput(Repr::Raw(raw)).into_raw(version, head);
+            Repr::Raw(raw) => {
+                let raw = if version.has_structured_output() {
+                    raw
+                } else {
+                    without_structured_content(raw)?
+                };
+                match head {
+                    None => Ok(raw),
+                    Some(head) => return head.complete(&raw),
+                }
             }
-            Repr::Raw(raw) => match head {
-                None => Ok(raw),
-                Some(head) => return head.complete(&raw),
-            },
             Repr::Refused(e) => return Err(e),
         };
         encoded.map_err(encode_error)
     }
+}
+
+/// A raw result for a client before 2025-06-18, which has no structured content: the
+/// top-level `structuredContent` taken off, every other member passed on as its text. Only
+/// the members are read, and only when the text mentions the name at all.
+fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
+    const KEY: &str = "structuredContent";
+    if !raw.get().contains(KEY) {
+        return Ok(raw);
+    }
+    let members = RawMembers::of(raw.get())
+        .map_err(|e| ServerError::handler(format!("the tool's result is not JSON: {e}")))?;
+    if !members.0.iter().any(|(key, _)| key == KEY) {
+        drop(members);
+        return Ok(raw);
+    }
+    members.without(KEY).map_err(encode_error)
 }
 
 /// Whether a raw result says `isError: true`.
@@ -598,6 +608,22 @@ mod tests {
             .into_raw(ProtocolVersion::V2025_03_26, None)
             .unwrap();
         assert_eq!(old.get(), r#"{"x":1,"content":[],"isError":true}"#);
+        // Only the top-level member goes, and the others are passed on as they were written;
+        // the name elsewhere (it once made this loop forever) changes nothing.
+        for kept in [
+            r#"{"content":[],"_meta":{"structuredContent":1},"n":1.50}"#,
+            r#"{"content":[{"type":"text","text":"\"structuredContent\""}]}"#,
+        ] {
+            let old = raw(kept)
+                .into_raw(ProtocolVersion::V2025_03_26, None)
+                .unwrap();
+            assert_eq!(old.get(), kept);
+        }
+        let nested = r#"{"structuredContent":{"structuredContent":2},"n":1.50}"#;
+        let old = raw(nested)
+            .into_raw(ProtocolVersion::V2025_03_26, None)
+            .unwrap();
+        assert_eq!(old.get(), r#"{"n":1.50}"#);
         // Under 2026-07-28 the server's head goes in front.
         let info = mcp_proto::jsonrpc::raw_json(r#"{"name":"s","version":"1"}"#);
         let head = ResultHead::new(&info, None);
