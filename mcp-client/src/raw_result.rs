@@ -178,27 +178,13 @@ impl Serialize for WithoutHead<'_> {
             match key.as_ref() {
                 "resultType" => {}
                 "_meta" => {
-                    let RawMembers(meta) =
-                        RawMembers::of(value.get()).map_err(serde::ser::Error::custom)?;
-                    if meta.iter().any(|(k, _)| k != meta_keys::SERVER_INFO) {
-                        map.serialize_entry(key, &WithoutInfo(&meta))?;
+                    let meta = RawMembers::of(value.get()).map_err(serde::ser::Error::custom)?;
+                    if meta.0.iter().any(|(k, _)| k != meta_keys::SERVER_INFO) {
+                        map.serialize_entry(key, &meta.without(meta_keys::SERVER_INFO))?;
                     }
                 }
                 _ => map.serialize_entry(key, value)?,
             }
-        }
-        map.end()
-    }
-}
-
-/// `_meta`'s members without the server's info.
-struct WithoutInfo<'a>(&'a [(Cow<'a, str>, &'a RawValue)]);
-
-impl Serialize for WithoutInfo<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        for (key, value) in self.0.iter().filter(|(k, _)| k != meta_keys::SERVER_INFO) {
-            map.serialize_entry(key, value)?;
         }
         map.end()
     }

@@ -5,6 +5,7 @@
 //! or [`Response::result_as`]. [`parse`] turns one frame (a line, an HTTP body, an SSE `data`
 //! field) into a message or a batch and refuses anything else with a precise reason.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -55,7 +56,7 @@ pub fn from_object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_jso
 /// the text unless it has escapes, and each value left as its text. What a caller that passes a
 /// result on reads of it: which members it has, without reading their values into types.
 #[derive(Debug)]
-pub struct RawMembers<'a>(pub Vec<(std::borrow::Cow<'a, str>, &'a RawValue)>);
+pub struct RawMembers<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
 
 impl<'a> RawMembers<'a> {
     /// The members of the JSON object `text` (anything else is an error).
@@ -63,13 +64,13 @@ impl<'a> RawMembers<'a> {
         from_object(text)
     }
 
-    /// The members without those named `key`, written back as an object (their values as they
+    /// The members without those named `key`, to be written as an object (their values as they
     /// came, not read again).
-    pub fn without(&self, key: &str) -> Result<RawJson, serde_json::Error> {
-        to_raw(&MembersWithout {
+    pub fn without<'s>(&'s self, key: &'s str) -> impl Serialize + 's {
+        MembersWithout {
             members: &self.0,
             key,
-        })
+        }
     }
 }
 
@@ -97,7 +98,7 @@ impl<'de> Deserialize<'de> for RawMembers<'de> {
 }
 
 /// An object's key, borrowed from the text unless it has escapes.
-struct MemberKey<'a>(std::borrow::Cow<'a, str>);
+struct MemberKey<'a>(Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for MemberKey<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -108,13 +109,13 @@ impl<'de> Deserialize<'de> for MemberKey<'de> {
                 f.write_str("a string")
             }
             fn visit_borrowed_str<E>(self, s: &'de str) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(std::borrow::Cow::Borrowed(s)))
+                Ok(MemberKey(Cow::Borrowed(s)))
             }
             fn visit_str<E>(self, s: &str) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(std::borrow::Cow::Owned(s.to_owned())))
+                Ok(MemberKey(Cow::Owned(s.to_owned())))
             }
             fn visit_string<E>(self, s: String) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(std::borrow::Cow::Owned(s)))
+                Ok(MemberKey(Cow::Owned(s)))
             }
         }
         deserializer.deserialize_str(Text)
@@ -123,7 +124,7 @@ impl<'de> Deserialize<'de> for MemberKey<'de> {
 
 /// Members written as an object, leaving out those named `key`.
 struct MembersWithout<'a> {
-    members: &'a [(std::borrow::Cow<'a, str>, &'a RawValue)],
+    members: &'a [(Cow<'a, str>, &'a RawValue)],
     key: &'a str,
 }
 
@@ -780,7 +781,7 @@ mod tests {
             [("b", "1.50"), ("a\"k", "[1, 2]"), ("b", r#"{"x":null}"#)]
         );
         assert_eq!(
-            members.without("b").expect("written").get(),
+            to_raw(&members.without("b")).expect("written").get(),
             r#"{"a\"k":[1, 2]}"#
         );
         assert!(RawMembers::of("[1]").is_err());

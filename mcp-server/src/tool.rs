@@ -330,7 +330,8 @@ fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
         drop(members);
         return Ok(raw);
     }
-    members.without(KEY).map_err(encode_error)
+    let written = mcp_proto::jsonrpc::to_raw(&members.without(KEY));
+    written.map_err(encode_error)
 }
 
 /// Whether a raw result says `isError: true`.

@@ -73,15 +73,14 @@ struct State {
     own: HashMap<u64, Echo>,
 }
 
-/// Where one of this replica's changes stands between its answer and its echo on the feed.
+/// Where one of this replica's changes stands before its echo on the feed (an echo that comes
+/// first takes the change out, so its answer finds nothing to mark).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Echo {
-    /// Neither the answer nor the echo is here yet.
+    /// Not answered yet.
     Awaited,
     /// Answered and published: its lease already ended, so the echo ends nothing.
     Answered,
-    /// The echo came first and ended the lease.
-    Arrived,
 }
 
 /// One of this replica's changes: what it publishes beside the session id, so that its echo is
@@ -223,15 +222,7 @@ impl Leases {
 
     /// Session `id` changed (or went): its lease ends, and reads in flight grant nothing.
     pub(crate) fn drop_one(&self, id: &str) {
-        let mut state = lock(&self.state);
-        state.epoch += 1;
-        state.leases.remove(id);
-        if state.recent.len() >= MAX_RECENT && !state.recent.contains_key(id) {
-            state.forget_all();
-        } else {
-            let epoch = state.epoch;
-            state.recent.insert(id.into(), epoch);
-        }
+        lock(&self.state).drop_one(id);
     }
 
     /// Numbers a change this replica is about to make: publish its [`tag`](OwnChange::tag) with
@@ -253,32 +244,24 @@ impl Leases {
     /// Change `change` of session `id` was answered, `published` or not (an error or a session
     /// already gone): the lease ends, and reads in flight grant nothing.
     pub(crate) fn changed(&self, id: &str, change: OwnChange, published: bool) {
-        self.drop_one(id);
         let mut state = lock(&self.state);
-        if let Some(echo) = state.own.remove(&change.number) {
-            if echo == Echo::Awaited && published {
-                state.own.insert(change.number, Echo::Answered);
-            }
+        state.drop_one(id);
+        // Still awaited: the echo has not come first (that took the change out).
+        if state.own.remove(&change.number).is_some() && published {
+            state.own.insert(change.number, Echo::Answered);
         }
     }
 
     /// Session `id` changed, as the feed says (`change`: the replica's tag, if it sent one); an
     /// echo of this replica's own answered change ends nothing.
     pub(crate) fn feed_says_changed(&self, id: &str, change: Option<OwnChange>) {
-        if let Some(change) = change.filter(|c| c.origin == self.origin) {
-            let mut state = lock(&self.state);
-            match state.own.get(&change.number).copied() {
-                Some(Echo::Answered) => {
-                    state.own.remove(&change.number);
-                    return;
-                }
-                Some(Echo::Awaited) => {
-                    state.own.insert(change.number, Echo::Arrived);
-                }
-                Some(Echo::Arrived) | None => {}
-            }
+        let mut state = lock(&self.state);
+        let own = change
+            .filter(|c| c.origin == self.origin)
+            .and_then(|c| state.own.remove(&c.number));
+        if own != Some(Echo::Answered) {
+            state.drop_one(id);
         }
-        self.drop_one(id);
     }
 
     /// Something may have been missed (a flush failed): every lease ends.
@@ -318,6 +301,17 @@ impl Leases {
 }
 
 impl State {
+    /// Session `id` changed (or went): its lease ends, and reads in flight grant nothing.
+    fn drop_one(&mut self, id: &str) {
+        self.epoch += 1;
+        self.leases.remove(id);
+        if self.recent.len() >= MAX_RECENT && !self.recent.contains_key(id) {
+            self.forget_all();
+        } else {
+            self.recent.insert(id.into(), self.epoch);
+        }
+    }
+
     /// Every lease ends, and reads in flight grant nothing.
     fn forget_all(&mut self) {
         self.epoch += 1;
