@@ -2,6 +2,10 @@
 //! cancellation signal, the negotiated version and client info, and calls back to the client
 //! (sampling, roots, elicitation, ping), each refused locally when the client did not declare
 //! the capability it needs.
+//!
+//! Each call that waits on the client or on a task is boxed where it is awaited. A handler's
+//! future holds every future it may await, so an unboxed `elicit` made every tool that could
+//! ask (and seldom does) kilobytes larger on every call, copied each time the future moved.
 
 use mcp_proto::peer::{PeerHandle, RequestContext, RequestOptions};
 use mcp_proto::schema::{
@@ -80,12 +84,12 @@ impl Context {
         message: Option<String>,
     ) -> bool {
         if let Some(run) = self.task_run() {
-            run.note_progress(progress, total, message.as_deref()).await;
+            Box::pin(run.note_progress(progress, total, message.as_deref())).await;
             if run.modern {
                 return false;
             }
         }
-        self.request.progress(progress, total, message).await
+        Box::pin(self.request.progress(progress, total, message)).await
     }
 
     /// The same context as the task side of a task-eligible `tools/call`.
@@ -125,7 +129,7 @@ impl Context {
             Ok(params) => params,
             Err(e) => return Some(Err(ServerError::handler(e))),
         };
-        let answer = match run.ask_2025(R::METHOD, params).await {
+        let answer = match Box::pin(run.ask_2025(R::METHOD, params)).await {
             Ok(answer) => answer,
             Err(e) => return Some(Err(e)),
         };
@@ -160,7 +164,9 @@ impl Context {
         };
         let mut params = LoggingMessageParams::new(level, data);
         params.logger = logger.map(str::to_owned);
-        self.request.notify::<LoggingMessage>(&params).await.is_ok()
+        Box::pin(self.request.notify::<LoggingMessage>(&params))
+            .await
+            .is_ok()
     }
 
     /// Cancelled when the client cancels the request or the connection shuts down; for a call
@@ -279,21 +285,17 @@ impl Context {
             self.require("sampling with includeContext", "sampling.context", context)?;
         }
         if self.is_modern() {
-            return match self
-                .input(None, "sample", InputRequest::CreateMessage(params))
+            return match Box::pin(self.input(None, "sample", InputRequest::CreateMessage(params)))
                 .await?
             {
                 InputResponse::Sampling(result) => Ok(result),
                 _ => Err(wrong_answer("sampling/createMessage")),
             };
         }
-        if let Some(answer) = self.task_request::<CreateMessage>(&params).await {
+        if let Some(answer) = Box::pin(self.task_request::<CreateMessage>(&params)).await {
             return answer;
         }
-        Ok(self
-            .request
-            .request_with::<CreateMessage>(&params, options)
-            .await?)
+        Ok(Box::pin(self.request.request_with::<CreateMessage>(&params, options)).await?)
     }
 
     /// Asks the client for its roots (`roots/list`). Refused locally without `roots`.
@@ -303,21 +305,16 @@ impl Context {
             .is_some_and(|c| c.roots.is_some());
         self.require("roots/list", "roots", declared)?;
         if self.is_modern() {
-            return match self
-                .input(None, "roots", InputRequest::ListRoots(None))
-                .await?
+            return match Box::pin(self.input(None, "roots", InputRequest::ListRoots(None))).await?
             {
                 InputResponse::Roots(result) => Ok(result),
                 _ => Err(wrong_answer("roots/list")),
             };
         }
-        if let Some(answer) = self.task_request::<ListRoots>(&Default::default()).await {
+        if let Some(answer) = Box::pin(self.task_request::<ListRoots>(&Default::default())).await {
             return answer;
         }
-        Ok(self
-            .request
-            .request::<ListRoots>(&Default::default())
-            .await?)
+        Ok(Box::pin(self.request.request::<ListRoots>(&Default::default())).await?)
     }
 
     /// Asks the user for input through the client (`elicitation/create`), in form or URL mode.
@@ -364,18 +361,16 @@ impl Context {
             }
         }
         if self.is_modern() {
-            return match self
-                .input(key, "elicit", InputRequest::Elicit(params))
-                .await?
+            return match Box::pin(self.input(key, "elicit", InputRequest::Elicit(params))).await?
             {
                 InputResponse::Elicitation(result) => Ok(result),
                 _ => Err(wrong_answer("elicitation/create")),
             };
         }
-        if let Some(answer) = self.task_request::<Elicit>(&params).await {
+        if let Some(answer) = Box::pin(self.task_request::<Elicit>(&params)).await {
             return answer;
         }
-        Ok(self.request.request::<Elicit>(&params).await?)
+        Ok(Box::pin(self.request.request::<Elicit>(&params)).await?)
     }
 
     /// Whether this request is served under the 2026-07-28 era (input through MRTR, no

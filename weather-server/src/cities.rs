@@ -1139,12 +1139,38 @@ fn fold_accent(c: char) -> char {
 /// proportion to the length of what it is given.
 pub const MAX_NAME_BYTES: usize = 200;
 
+/// Every city by its name in ASCII lower case (the first city of a name wins), built once.
+fn by_exact_name() -> &'static std::collections::HashMap<String, &'static City> {
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<String, &'static City>> =
+        std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut index = std::collections::HashMap::new();
+        for city in CITIES {
+            index.entry(city.name.to_ascii_lowercase()).or_insert(city);
+        }
+        index
+    })
+}
+
+/// The longest name the exact-name lookup lowers in place; longer ones are folded.
+const SHORT_NAME: usize = 48;
+
 /// Finds a city by name or alias, ignoring case, accents, spaces and punctuation.
 pub fn find(name: &str) -> Option<&'static City> {
     let name = name.trim();
-    // Fast path: an exact name as typed by most clients ("Shenzhen", "shenzhen").
-    if let Some(city) = CITIES.iter().find(|c| c.name.eq_ignore_ascii_case(name)) {
-        return Some(city);
+    // Fast path: an exact name as typed by most clients ("Shenzhen", "shenzhen"), lowered on
+    // the stack and hashed, before the folding (which allocates) of everything else.
+    let mut lowered = [0u8; SHORT_NAME];
+    if let Some(key) = lowered.get_mut(..name.len()) {
+        key.copy_from_slice(name.as_bytes());
+        key.make_ascii_lowercase();
+        // Lowering ASCII letters keeps UTF-8 valid, so this never fails.
+        if let Some(city) = std::str::from_utf8(key)
+            .ok()
+            .and_then(|key| by_exact_name().get(key))
+        {
+            return Some(city);
+        }
     }
     index().get(&fold(name)).copied()
 }
@@ -1164,8 +1190,16 @@ pub fn ambiguous(name: &str) -> Option<Vec<&'static City>> {
     if name.len() > MAX_NAME_BYTES {
         return None;
     }
-    let wanted = fold(name.trim());
-    let (_, names) = AMBIGUOUS.iter().find(|(folded, _)| *folded == wanted)?;
+    let name = name.trim();
+    // Most names are plain ASCII letters, which fold to themselves in lower case.
+    let (_, names) = if name.bytes().all(|b| b.is_ascii_alphabetic()) {
+        AMBIGUOUS
+            .iter()
+            .find(|(folded, _)| folded.eq_ignore_ascii_case(name))?
+    } else {
+        let wanted = fold(name);
+        AMBIGUOUS.iter().find(|(folded, _)| *folded == wanted)?
+    };
     Some(names.iter().filter_map(|n| find(n)).collect())
 }
 
@@ -1246,6 +1280,10 @@ mod tests {
         assert_eq!(find("new-york").map(|c| c.name), Some("New York"));
         assert_eq!(find("Peking").map(|c| c.name), Some("Beijing"));
         assert_eq!(find("Atlantis"), None);
+        // Longer than the exact-name buffer, with an exact name inside the spaces.
+        let padded = format!("{}Tokyo{}", " ".repeat(40), " ".repeat(40));
+        assert_eq!(find(&padded).map(|c| c.name), Some("Tokyo"));
+        assert_eq!(find(&"Tokyo".repeat(20)), None);
         assert_eq!(find("  "), None);
     }
 
@@ -1282,6 +1320,9 @@ mod tests {
             .iter()
             .all(|c| c.name.starts_with("Springfield, ")));
         assert!(ambiguous("Shenzhen").is_none());
+        // Not plain ASCII letters: folded first, as before.
+        assert_eq!(ambiguous("Spring-Field").map(|c| c.len()), Some(3));
+        assert_eq!(ambiguous("SPRINGFÍELD").map(|c| c.len()), Some(3));
         assert!(find("Springfield").is_none());
         assert_eq!(
             find("springfield mo").map(|c| c.name),

@@ -48,7 +48,8 @@ impl Provider {
             Provider::Embedded { clock, shift } => {
                 Ok(synthetic::observe(city, Self::now(*clock, shift)))
             }
-            Provider::OpenMeteo(api) => api.current(city).await,
+            // Boxed: the network request's future would otherwise make every call's larger.
+            Provider::OpenMeteo(api) => Box::pin(api.current(city)).await,
         }
     }
 

@@ -134,7 +134,8 @@ fn too_long(what: &str, text: &str) -> String {
 /// tool's error result.
 async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolError> {
     if let Some(candidates) = cities::ambiguous(name) {
-        return which_city(name, &candidates, ctx).await;
+        // Boxed: asking the user is rare, and its future would make every call's larger.
+        return Box::pin(which_city(name, &candidates, ctx)).await;
     }
     match city_named(name) {
         Ok(city) => Ok(city),
