@@ -203,7 +203,9 @@ impl ModernMeta {
             existing: None,
             keys: self,
         };
-        let text: Arc<RawValue> = jsonrpc::to_raw(&alone).map_err(|e| e.to_string())?.into();
+        let text: Arc<RawValue> = serde_json::value::to_raw_value(&alone)
+            .map_err(|e| e.to_string())?
+            .into();
         *last = Some(WrittenMeta {
             version: self.version,
             log_level: self.log_level,

@@ -26,8 +26,8 @@ pub struct RawToolResult {
 
 impl RawToolResult {
     /// The result's JSON text (an object).
-    pub fn get(&self) -> &RawValue {
-        &self.json
+    pub fn get(&self) -> &str {
+        self.json.get()
     }
 
     /// The result's JSON text, owned.
@@ -153,7 +153,7 @@ fn verdict(fields: &[(Cow<'_, str>, &RawValue)], modern: bool) -> Verdict {
         return Verdict::AsItCame { is_error };
     }
     // Written by serde_json from text it already checked: no second validation of the result.
-    match serde_json::value::to_raw_value(&WithoutHead(fields)) {
+    match jsonrpc::to_raw(&WithoutHead(fields)) {
         Ok(json) => Verdict::Cut(RawToolResult { json, is_error }),
         Err(_) => Verdict::Typed,
     }
@@ -205,7 +205,7 @@ mod tests {
     fn a_2025_result_passes_as_it_came() {
         let text = r#"{"x-b":1,"content":[{"type":"text","text":"hi","_meta":{"k":2}}],"isError":true,"structuredContent":{"n":1.50},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#;
         let result = passed(text, false);
-        assert_eq!(result.get().get(), text);
+        assert_eq!(result.get(), text);
         assert!(result.is_error());
     }
 
@@ -214,16 +214,16 @@ mod tests {
         let text = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#;
         let result = passed(text, true);
         assert_eq!(
-            result.get().get(),
+            result.get(),
             r#"{"_meta":{"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#
         );
         assert!(!result.is_error());
         let only_head = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}},"content":[{"type":"text","text":"t"}],"isError":false}"#;
         assert_eq!(
-            passed(only_head, true).get().get(),
+            passed(only_head, true).get(),
             r#"{"content":[{"type":"text","text":"t"}],"isError":false}"#
         );
-        assert_eq!(passed("{}", true).get().get(), "{}");
+        assert_eq!(passed("{}", true).get(), "{}");
     }
 
     #[test]
@@ -231,7 +231,7 @@ mod tests {
         let text = r#"{"resultType":"complete","content":[{"type":"text","text":"a"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1},"isError":true,"z":2}"#;
         let mut typed: CallToolResult = serde_json::from_str(text).expect("typed");
         crate::modern::drop_head(&mut typed.meta, &mut typed.extra);
-        let raw: Value = serde_json::from_str(passed(text, true).get().get()).expect("json");
+        let raw: Value = serde_json::from_str(passed(text, true).get()).expect("json");
         assert_eq!(raw, serde_json::to_value(&typed).expect("value"));
         assert_eq!(passed(text, true).to_typed().expect("typed"), typed);
     }
@@ -290,7 +290,7 @@ mod tests {
         let typed = RawToolResult::from_typed(&CallToolResult::error("no")).expect("typed");
         assert!(typed.is_error());
         assert_eq!(
-            serde_json::from_str::<Value>(typed.get().get()).expect("json"),
+            serde_json::from_str::<Value>(typed.get()).expect("json"),
             json!({"content": [{"type": "text", "text": "no"}], "isError": true})
         );
     }

@@ -10,7 +10,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 use serde::Serialize;
 use tokio_util::codec::{Decoder, Encoder};
 
-use crate::jsonrpc::{self, Incoming, Message, ParseError};
+use crate::jsonrpc::{self, Batch, Incoming, Message, ParseError};
 
 /// The default maximum size of one message: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
@@ -193,7 +193,8 @@ impl Encoder<&Message> for JsonRpcCodec {
     type Error = std::io::Error;
 
     fn encode(&mut self, item: &Message, dst: &mut BytesMut) -> Result<(), Self::Error> {
-        encode_line(item, dst)
+        encode_message_line(item, dst);
+        Ok(())
     }
 }
 
@@ -205,6 +206,27 @@ impl Encoder<&Message> for JsonRpcCodec {
 pub fn encode_line<T: Serialize + ?Sized>(value: &T, dst: &mut BytesMut) -> std::io::Result<()> {
     let start = dst.len();
     serde_json::to_writer((&mut *dst).writer(), value)?;
+    end_line(dst, start);
+    Ok(())
+}
+
+/// Appends `message` as one line of compact JSON to `dst`, its raw payload copied as it is
+/// (see [`encode_line`] for newlines).
+pub fn encode_message_line(message: &Message, dst: &mut BytesMut) {
+    let start = dst.len();
+    message.write_json(dst);
+    end_line(dst, start);
+}
+
+/// Appends `batch` as one line of compact JSON to `dst` (see [`encode_message_line`]).
+pub fn encode_batch_line(batch: &[Message], dst: &mut BytesMut) {
+    let start = dst.len();
+    Batch(batch).write_json(dst);
+    end_line(dst, start);
+}
+
+/// Turns any newline written since `start` into a space and ends the line.
+fn end_line(dst: &mut BytesMut, start: usize) {
     // Searched with SIMD: almost every line has none, and a byte loop cost two instructions a
     // byte on every message.
     let mut at = start;
@@ -213,7 +235,6 @@ pub fn encode_line<T: Serialize + ?Sized>(value: &T, dst: &mut BytesMut) -> std:
         at += found + 1;
     }
     dst.put_u8(b'\n');
-    Ok(())
 }
 
 #[cfg(test)]

@@ -9,29 +9,99 @@ use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use bytes::BufMut;
 use serde::de::{self, DeserializeOwned, IgnoredAny};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-/// A JSON value kept as its original text until someone asks for a type.
-pub type RawJson = Box<RawValue>;
+/// A JSON value kept as its text until someone asks for a type.
+///
+/// The text is valid JSON by construction: read off the wire (where the frame's parse checked
+/// it), made by [`to_raw`] (serde_json wrote it), or checked by [`RawJson::from_string`]. It is
+/// never checked again on the way out: [`Message::write_json`] copies it as it is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RawJson(Box<str>);
+
+impl RawJson {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// Checks that `text` is one JSON value and keeps it as it is (whitespace included).
+    pub fn from_string(text: String) -> Result<Self, serde_json::Error> {
+        Ok(RawValue::from_string(text)?.into())
+    }
+
+    /// Keeps `text` that the caller has just written as one JSON value, without reading it
+    /// again: for writers that build a result from checked parts (raw values, literals, and
+    /// strings through [`crate::json_text::push_string`]). Checked in debug builds only.
+    pub fn from_written(text: String) -> Self {
+        debug_assert!(
+            serde_json::from_str::<IgnoredAny>(&text).is_ok(),
+            "not one JSON value: {text}"
+        );
+        RawJson(text.into_boxed_str())
+    }
+}
+
+impl From<Box<RawValue>> for RawJson {
+    fn from(raw: Box<RawValue>) -> Self {
+        RawJson(raw.into())
+    }
+}
+
+impl From<&RawValue> for RawJson {
+    fn from(raw: &RawValue) -> Self {
+        RawJson(raw.get().into())
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self.0)
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for RawJson {
+    /// serde has no way to hand a serializer text to copy but serde_json's `RawValue`, and
+    /// making one reads the text again; messages are written by [`Message::write_json`] instead,
+    /// which copies it.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Box::<RawValue>::deserialize(d).map(RawJson::from)
+    }
+}
 
 /// The JSON text of an empty object, the `result` of `ping` and friends.
 pub fn empty_object() -> RawJson {
-    raw_json("{}")
+    RawJson("{}".into())
 }
 
 /// Builds a [`RawJson`] from text the caller knows to be valid JSON.
 ///
 /// Panics on invalid JSON, so only use it with literals.
 pub fn raw_json(text: &str) -> RawJson {
-    RawValue::from_string(text.to_owned()).expect("raw_json called with invalid JSON")
+    RawJson::from_string(text.to_owned()).expect("raw_json called with invalid JSON")
 }
 
 /// Serializes a value into a [`RawJson`].
 pub fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<RawJson, serde_json::Error> {
-    serde_json::value::to_raw_value(value)
+    // serde_json writes valid JSON (and valid UTF-8): nothing to check again.
+    Ok(RawJson(serde_json::to_string(value)?.into_boxed_str()))
 }
 
 /// Deserializes a JSON object into `T`, refusing every other kind of JSON.
@@ -460,10 +530,34 @@ impl Message {
     pub fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
         Message::Error(ErrorResponse { id, error })
     }
-    /// Serializes the message as compact JSON into `out`.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        // Serializing our own types into a Vec cannot fail: every map key is a string.
-        let _ = serde_json::to_writer(out, self);
+    /// Writes the message as compact JSON into `out`, its raw payload copied as it is.
+    pub fn write_json<B: BufMut>(&self, out: &mut B) {
+        // Serializing our own ids, method names and error objects cannot fail: every map key
+        // is a string, and every raw value in an error's data is valid JSON.
+        match self {
+            Message::Request(r) => {
+                out.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+                let _ = serde_json::to_writer((&mut *out).writer(), &r.id);
+                out.put_slice(br#","method":"#);
+                let _ = serde_json::to_writer((&mut *out).writer(), &r.method);
+                write_params(out, r.params.as_ref());
+            }
+            Message::Notification(n) => {
+                out.put_slice(br#"{"jsonrpc":"2.0","method":"#);
+                let _ = serde_json::to_writer((&mut *out).writer(), &n.method);
+                write_params(out, n.params.as_ref());
+            }
+            Message::Response(r) => {
+                out.put_slice(br#"{"jsonrpc":"2.0","id":"#);
+                let _ = serde_json::to_writer((&mut *out).writer(), &r.id);
+                out.put_slice(br#","result":"#);
+                out.put_slice(r.result.get().as_bytes());
+                out.put_u8(b'}');
+            }
+            Message::Error(_) => {
+                let _ = serde_json::to_writer((&mut *out).writer(), self);
+            }
+        }
     }
     /// The message as compact JSON text.
     pub fn to_json(&self) -> String {
@@ -706,7 +800,7 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
         let params = match env.params {
             None => None,
             Some(p) if p.get() == "null" => None,
-            Some(p) if matches!(first_byte(p), b'{' | b'[') => Some(p.to_owned()),
+            Some(p) if matches!(first_byte(p), b'{' | b'[') => Some(RawJson::from(p)),
             Some(_) => return fail("\"params\" must be an object or an array"),
         };
         return match id {
@@ -723,7 +817,7 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
         (Some(result), None) => match id {
             Some(Some(id)) => Ok(Message::Response(Response {
                 id,
-                result: result.to_owned(),
+                result: RawJson::from(result),
             })),
             _ => fail("a result response needs a non-null \"id\""),
         },
@@ -740,8 +834,31 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
     }
 }
 
+/// Writes `,"params":PARAMS}` (or just `}` without params) after a method.
+fn write_params<B: BufMut>(out: &mut B, params: Option<&RawJson>) {
+    if let Some(params) = params {
+        out.put_slice(br#","params":"#);
+        out.put_slice(params.get().as_bytes());
+    }
+    out.put_u8(b'}');
+}
+
 /// A batch of messages to send as one JSON array.
 pub struct Batch<'a>(pub &'a [Message]);
+
+impl Batch<'_> {
+    /// Writes the batch as a compact JSON array into `out`.
+    pub fn write_json<B: BufMut>(&self, out: &mut B) {
+        out.put_u8(b'[');
+        for (i, message) in self.0.iter().enumerate() {
+            if i > 0 {
+                out.put_u8(b',');
+            }
+            message.write_json(out);
+        }
+        out.put_u8(b']');
+    }
+}
 
 impl Serialize for Batch<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -1048,6 +1165,48 @@ mod tests {
         );
         let batch = serde_json::to_string(&Batch(&[req, note])).unwrap();
         assert!(batch.starts_with('[') && batch.ends_with(']'));
+    }
+
+    #[test]
+    fn written_by_hand_as_serde_writes_it() {
+        let messages = [
+            Message::Request(Request {
+                id: RequestId::from("a \"quoted\" id\n"),
+                method: "tools/\u{1}call".into(),
+                params: Some(raw_json("{\n  \"k\": [1, 2.50]\n}")),
+            }),
+            Message::Request(Request {
+                id: RequestId::from(-3),
+                method: "ping".into(),
+                params: None,
+            }),
+            Message::Notification(Notification {
+                method: "notifications/\"x\"".into(),
+                params: Some(raw_json("[]")),
+            }),
+            Message::Notification(Notification {
+                method: "n".into(),
+                params: None,
+            }),
+            Message::Response(Response {
+                id: RequestId::from(i64::MAX),
+                result: raw_json(r#"{"text":"caf\u00e9 \"x\"","n":1e400}"#),
+            }),
+            Message::error(
+                None,
+                ErrorObject::invalid_params("x").with_data(&serde_json::json!({"why": "y"})),
+            ),
+        ];
+        for message in &messages {
+            let serde = serde_json::to_string(message).unwrap();
+            assert_eq!(message.to_json(), serde);
+        }
+        let mut written = Vec::new();
+        Batch(&messages).write_json(&mut written);
+        assert_eq!(
+            String::from_utf8(written).unwrap(),
+            serde_json::to_string(&Batch(&messages)).unwrap()
+        );
     }
 
     #[test]

@@ -305,8 +305,7 @@ impl Context {
             .is_some_and(|c| c.roots.is_some());
         self.require("roots/list", "roots", declared)?;
         if self.is_modern() {
-            return match Box::pin(self.input(None, "roots", InputRequest::ListRoots(None))).await?
-            {
+            return match Box::pin(self.input(None, "roots", InputRequest::ListRoots(None))).await? {
                 InputResponse::Roots(result) => Ok(result),
                 _ => Err(wrong_answer("roots/list")),
             };
@@ -361,8 +360,7 @@ impl Context {
             }
         }
         if self.is_modern() {
-            return match Box::pin(self.input(key, "elicit", InputRequest::Elicit(params))).await?
-            {
+            return match Box::pin(self.input(key, "elicit", InputRequest::Elicit(params))).await? {
                 InputResponse::Elicitation(result) => Ok(result),
                 _ => Err(wrong_answer("elicitation/create")),
             };

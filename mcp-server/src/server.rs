@@ -111,7 +111,7 @@ pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 struct ServerInner {
     info: Implementation,
     /// `info` as JSON, written into every 2026-07-28 result.
-    info_json: RawJson,
+    info_json: Box<RawValue>,
     /// The configured versions of the 2025 era (offered in `initialize`), oldest first.
     handshake_versions: Vec<ProtocolVersion>,
     /// The configured versions of the 2026-07-28 era (served per request), oldest first.
@@ -180,7 +180,9 @@ impl Server {
         });
         let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
         let tasks = Tasks::new(task_store, options.tasks.clone());
-        let info_json = jsonrpc::to_raw(&info).unwrap_or_else(|_| jsonrpc::empty_object());
+        // An `Implementation` always serializes (its map keys are strings).
+        let info_json = serde_json::value::to_raw_value(&info)
+            .unwrap_or_else(|_| serde_json::from_str("{}").expect("{} is JSON"));
         let mut versions = options.protocol_versions.clone();
         versions.sort_unstable();
         versions.dedup();
@@ -316,7 +318,7 @@ impl Server {
     }
 
     /// The server's info as JSON.
-    pub(crate) fn info_json(&self) -> &RawJson {
+    pub(crate) fn info_json(&self) -> &RawValue {
         &self.inner.info_json
     }
 

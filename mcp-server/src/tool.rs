@@ -8,6 +8,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use mcp_proto::json_text;
 use mcp_proto::jsonrpc::{RawJson, RawMembers};
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
@@ -247,7 +248,7 @@ impl ToolOutput {
         match &self.0 {
             Repr::Result(r) => r.is_error(),
             Repr::Json(_) | Repr::TextAndJson { .. } => false,
-            Repr::Raw(raw) => raw_is_error(raw),
+            Repr::Raw(raw) => raw_is_error(raw.get()),
             Repr::Refused(_) => true,
         }
     }
@@ -295,9 +296,9 @@ impl ToolOutput {
                     Some(head) => mcp_proto::jsonrpc::to_raw(&Headed { head, body: &r }),
                 }
             }
-            Repr::Json(text) => text_and_structured(None, &text, version, head),
+            Repr::Json(text) => Ok(text_and_structured(None, &text, version, head)),
             Repr::TextAndJson { text, json } => {
-                text_and_structured(Some(&text), &json, version, head)
+                Ok(text_and_structured(Some(&text), &json, version, head))
             }
             Repr::Raw(raw) => {
                 let raw = if version.has_structured_output() {
@@ -335,13 +336,13 @@ fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
 }
 
 /// Whether a raw result says `isError: true`.
-fn raw_is_error(raw: &RawValue) -> bool {
+fn raw_is_error(raw: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Flag {
         #[serde(rename = "isError", default)]
         is_error: Option<bool>,
     }
-    serde_json::from_str::<Flag>(raw.get()).is_ok_and(|f| f.is_error == Some(true))
+    serde_json::from_str::<Flag>(raw).is_ok_and(|f| f.is_error == Some(true))
 }
 
 fn encode_error(e: serde_json::Error) -> ServerError {
@@ -358,50 +359,41 @@ struct Headed<'a, T> {
 }
 
 /// `{"content":[{"type":"text","text":TEXT},{"type":"text","text":JSON}],"structuredContent":JSON}`
-/// written in one pass: the text for people (if any), the JSON as text for clients that ignore
-/// `structuredContent` (as the specification recommends), and the structured content itself
-/// (not before 2025-06-18).
+/// written by hand in one pass: the text for people (if any), the JSON as text for clients that
+/// ignore `structuredContent` (as the specification recommends), and the structured content
+/// itself (not before 2025-06-18). Written by hand because the JSON text block is the longest
+/// string of the answer, and serde_json escapes a byte at a time (see `json_text`).
 fn text_and_structured(
     text: Option<&str>,
-    json: &RawValue,
+    json: &RawJson,
     version: ProtocolVersion,
     head: Option<&ResultHead<'_>>,
-) -> Result<RawJson, serde_json::Error> {
-    let blocks = [
-        TextBlock::new(text.unwrap_or_default()),
-        TextBlock::new(json.get()),
-    ];
-    mcp_proto::jsonrpc::to_raw(&TextAndStructured {
-        head,
-        content: if text.is_some() {
-            &blocks
-        } else {
-            &blocks[1..]
-        },
-        structured_content: version.has_structured_output().then_some(json),
-    })
-}
-
-#[derive(Serialize)]
-struct TextAndStructured<'a> {
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    head: Option<&'a ResultHead<'a>>,
-    content: &'a [TextBlock<'a>],
-    #[serde(rename = "structuredContent", skip_serializing_if = "Option::is_none")]
-    structured_content: Option<&'a RawValue>,
-}
-
-#[derive(Serialize)]
-struct TextBlock<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    text: &'a str,
-}
-
-impl<'a> TextBlock<'a> {
-    fn new(text: &'a str) -> Self {
-        TextBlock { kind: "text", text }
+) -> RawJson {
+    const BLOCK: &str = r#"{"type":"text","text":"#;
+    let json = json.get();
+    let room = 2 * json.len() + text.map_or(0, str::len) + 96;
+    let mut out = String::with_capacity(room + head.map_or(0, ResultHead::len_hint));
+    out.push('{');
+    if let Some(head) = head {
+        head.push_fields(&mut out);
+        out.push(',');
     }
+    out.push_str(r#""content":["#);
+    if let Some(text) = text {
+        out.push_str(BLOCK);
+        json_text::push_string(&mut out, text);
+        out.push_str("},");
+    }
+    out.push_str(BLOCK);
+    json_text::push_string(&mut out, json);
+    out.push_str("}]");
+    if version.has_structured_output() {
+        out.push_str(r#","structuredContent":"#);
+        out.push_str(json);
+    }
+    out.push('}');
+    // Valid by construction: literals, escaped strings and a JSON object.
+    RawJson::from_written(out)
 }
 
 /// Anything a tool handler may return.
@@ -597,6 +589,52 @@ mod tests {
     }
 
     #[test]
+    fn structured_results_written_by_hand_are_the_typed_ones() {
+        use serde_json::json;
+        let value = json!({"city": "Zürich \"ZH\"", "lines": "a\nb\t\u{1}", "n": 1.5});
+        let info = RawValue::from_string(r#"{"name":"s","version":"1"}"#.into()).unwrap();
+        let hint = crate::modern::CacheHint::new(5, mcp_proto::schema::CacheScope::Public);
+        let heads = [
+            None,
+            Some(ResultHead::new(&info, None)),
+            Some(ResultHead::new(&info, Some(hint))),
+        ];
+        for version in [ProtocolVersion::V2025_03_26, ProtocolVersion::V2025_11_25] {
+            for head in &heads {
+                for summary in [None, Some("It's 21 °C in \"Zürich\"\n")] {
+                    let output = match summary {
+                        Some(text) => ToolOutput::structured(text, &value),
+                        None => ToolOutput::json(&value),
+                    };
+                    let written = output.into_raw(version, head.as_ref()).unwrap();
+                    let got: Value = serde_json::from_str(written.get()).unwrap();
+                    let mut blocks: Vec<Value> = summary
+                        .map(|text| json!({"type": "text", "text": text}))
+                        .into_iter()
+                        .collect();
+                    blocks.push(json!({"type": "text", "text": value.to_string()}));
+                    let mut want = json!({"content": blocks});
+                    if version.has_structured_output() {
+                        want["structuredContent"] = value.clone();
+                    }
+                    if let Some(head) = head {
+                        let head = serde_json::to_value(head).unwrap();
+                        want.as_object_mut()
+                            .unwrap()
+                            .extend(head.as_object().unwrap().clone());
+                    }
+                    assert_eq!(got, want, "{version:?} {summary:?}");
+                    // The head comes first, as a client that streams the result expects.
+                    assert_eq!(
+                        head.is_some(),
+                        written.get().starts_with(r#"{"resultType""#)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn raw_results_are_written_as_they_are() {
         let text = r#"{"x":1,"structuredContent":{"a":1},"content":[],"isError":true}"#;
         let raw = |t: &str| ToolOutput::raw(mcp_proto::jsonrpc::raw_json(t));
@@ -626,7 +664,7 @@ mod tests {
             .unwrap();
         assert_eq!(old.get(), r#"{"n":1.50}"#);
         // Under 2026-07-28 the server's head goes in front.
-        let info = mcp_proto::jsonrpc::raw_json(r#"{"name":"s","version":"1"}"#);
+        let info = RawValue::from_string(r#"{"name":"s","version":"1"}"#.into()).unwrap();
         let head = ResultHead::new(&info, None);
         let modern = raw(r#"{"content":[]}"#)
             .into_raw(ProtocolVersion::V2026_07_28, Some(&head))

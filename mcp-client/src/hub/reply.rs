@@ -40,7 +40,7 @@ impl ToolReply {
     pub(crate) fn json_size(&self) -> usize {
         match self {
             ToolReply::Typed(result) => super::observe::json_size(result),
-            ToolReply::Raw(raw) => raw.get().get().len(),
+            ToolReply::Raw(raw) => raw.get().len(),
         }
     }
 
@@ -48,7 +48,7 @@ impl ToolReply {
     pub(crate) fn to_value(&self) -> Option<Value> {
         match self {
             ToolReply::Typed(result) => serde_json::to_value(result).ok(),
-            ToolReply::Raw(raw) => serde_json::from_str(raw.get().get()).ok(),
+            ToolReply::Raw(raw) => serde_json::from_str(raw.get()).ok(),
         }
     }
 }

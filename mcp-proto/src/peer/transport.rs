@@ -10,8 +10,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::codec::Decoder;
 
-use crate::codec::{encode_line, FrameError, JsonRpcCodec, DEFAULT_MAX_MESSAGE_SIZE};
-use crate::jsonrpc::{Batch, Incoming, Message, RequestId};
+use crate::codec::{
+    encode_batch_line, encode_message_line, FrameError, JsonRpcCodec, DEFAULT_MAX_MESSAGE_SIZE,
+};
+use crate::jsonrpc::{Incoming, Message, RequestId};
 
 /// The body of an outgoing message: one message or a batch answer.
 #[derive(Debug)]
@@ -73,9 +75,10 @@ impl Outgoing {
     /// Appends the message as one NDJSON line to `dst`.
     pub fn encode_line(&self, dst: &mut BytesMut) -> io::Result<()> {
         match &self.body {
-            Outbound::Single(m) => encode_line(m, dst),
-            Outbound::Batch(ms) => encode_line(&Batch(ms), dst),
+            Outbound::Single(m) => encode_message_line(m, dst),
+            Outbound::Batch(ms) => encode_batch_line(ms, dst),
         }
+        Ok(())
     }
 }
 

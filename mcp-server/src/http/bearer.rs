@@ -173,7 +173,7 @@ impl AuthConfig {
             }
             let Some(name) = request
                 .params
-                .as_deref()
+                .as_ref()
                 .and_then(|p| serde_json::from_str::<Named<'_>>(p.get()).ok())
             else {
                 return Ok(());

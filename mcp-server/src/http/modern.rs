@@ -17,10 +17,11 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use hyper::{HeaderMap, Response, StatusCode};
-use mcp_proto::jsonrpc::{error_codes, ErrorObject, Incoming as Frame, Message, RequestId};
+use mcp_proto::jsonrpc::{
+    error_codes, ErrorObject, Incoming as Frame, Message, RawJson, RequestId,
+};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::version::ProtocolVersion;
-use serde_json::value::RawValue;
 
 use super::body::{self, ResponseBody};
 use super::mirrored_headers::{self, Mismatch, MCP_METHOD, MCP_NAME};
@@ -77,22 +78,22 @@ pub(crate) fn is_modern(headers: &HeaderMap, frame: &Frame) -> bool {
         return true;
     }
     match frame {
-        Frame::Single(Message::Request(r)) => names_version(r.params.as_deref()),
-        Frame::Single(Message::Notification(n)) => names_version(n.params.as_deref()),
+        Frame::Single(Message::Request(r)) => names_version(r.params.as_ref()),
+        Frame::Single(Message::Notification(n)) => names_version(n.params.as_ref()),
         _ => false,
     }
 }
 
 /// The read of `params` the transport checks (empty when they are absent, not an object, or
 /// `_meta` is not an object), the same the core reads `_meta` and the method's fields from.
-fn read_params(params: Option<&RawValue>) -> ParamsRead<'_> {
+fn read_params(params: Option<&RawJson>) -> ParamsRead<'_> {
     params
         .and_then(|p| ParamsRead::of(p.get()))
         .unwrap_or_default()
 }
 
 /// True when the params name a protocol version in `_meta` (of any type).
-fn names_version(params: Option<&RawValue>) -> bool {
+fn names_version(params: Option<&RawJson>) -> bool {
     read_params(params).protocol_version.is_some()
 }
 
@@ -152,8 +153,8 @@ pub(crate) async fn post(
         }
     };
     let (id, method, params) = match &message {
-        Message::Request(r) => (Some(&r.id), r.method.as_str(), r.params.as_deref()),
-        Message::Notification(n) => (None, n.method.as_str(), n.params.as_deref()),
+        Message::Request(r) => (Some(&r.id), r.method.as_str(), r.params.as_ref()),
+        Message::Notification(n) => (None, n.method.as_str(), n.params.as_ref()),
         Message::Response(_) | Message::Error(_) => {
             return refuse(
                 StatusCode::BAD_REQUEST,
@@ -278,7 +279,7 @@ mod tests {
     use super::*;
 
     fn view(json: &str) -> Option<String> {
-        let raw: Box<RawValue> = mcp_proto::jsonrpc::to_raw(
+        let raw: RawJson = mcp_proto::jsonrpc::to_raw(
             &serde_json::from_str::<serde_json::Value>(json).expect("json"),
         )
         .expect("raw");
@@ -306,7 +307,7 @@ mod tests {
                 .as_deref(),
             Some("2026-0")
         );
-        let number: Box<RawValue> = RawValue::from_string(
+        let number = RawJson::from_string(
             r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7}}"#.into(),
         )
         .expect("raw");

@@ -82,15 +82,47 @@ impl<'a> ResultHead<'a> {
     }
 
     /// `raw` (a result serialized without this head) completed with it.
-    pub(crate) fn complete(&self, raw: &RawValue) -> Result<RawJson, ServerError> {
+    pub(crate) fn complete(&self, raw: &RawJson) -> Result<RawJson, ServerError> {
         complete(raw, self.meta.server_info, self.cache)
     }
+
+    /// Appends the head's members (no braces, no trailing comma) to a result being written.
+    pub(crate) fn push_fields(&self, out: &mut String) {
+        push_head(out, self.meta.server_info, self.cache);
+    }
+
+    /// About how many bytes [`push_fields`](Self::push_fields) writes.
+    pub(crate) fn len_hint(&self) -> usize {
+        HEAD_ROOM + self.meta.server_info.get().len()
+    }
+}
+
+/// The bytes of a head besides the server's info, with room to spare.
+const HEAD_ROOM: usize = 128;
+
+/// Writes `"resultType":"complete"`, then `"ttlMs"`/`"cacheScope"` when `cache` is given, then
+/// `"_meta":{"io.modelcontextprotocol/serverInfo":INFO}`, in the order serde writes
+/// [`ResultHead`].
+fn push_head(out: &mut String, server_info: &RawValue, cache: Option<CacheHint>) {
+    out.push_str("\"resultType\":\"complete\",");
+    if let Some(hint) = cache {
+        out.push_str("\"ttlMs\":");
+        out.push_str(&hint.ttl_ms.to_string());
+        out.push_str(",\"cacheScope\":\"");
+        out.push_str(hint.scope_str());
+        out.push_str("\",");
+    }
+    out.push_str("\"_meta\":{\"");
+    out.push_str(meta_keys::SERVER_INFO);
+    out.push_str("\":");
+    out.push_str(server_info.get());
+    out.push('}');
 }
 
 /// `raw` as a complete 2026-07-28 result: with `resultType`, `serverInfo` (`server_info` is its
 /// JSON) and, when `cache` is given and the result has none of its own, `ttlMs`/`cacheScope`.
 pub(crate) fn complete(
-    raw: &RawValue,
+    raw: &RawJson,
     server_info: &RawValue,
     cache: Option<CacheHint>,
 ) -> Result<RawJson, ServerError> {
@@ -104,25 +136,15 @@ pub(crate) fn complete(
             .all(|key| key.find(text.as_bytes()).is_none());
     if plain {
         let rest = text[1..].trim_start();
-        let mut out = String::with_capacity(text.len() + 160 + server_info.get().len());
-        out.push_str("{\"resultType\":\"complete\",");
-        if let Some(hint) = cache {
-            out.push_str("\"ttlMs\":");
-            out.push_str(&hint.ttl_ms.to_string());
-            out.push_str(",\"cacheScope\":\"");
-            out.push_str(hint.scope_str());
-            out.push_str("\",");
-        }
-        out.push_str("\"_meta\":{\"");
-        out.push_str(meta_keys::SERVER_INFO);
-        out.push_str("\":");
-        out.push_str(server_info.get());
-        out.push('}');
+        let mut out = String::with_capacity(text.len() + HEAD_ROOM + server_info.get().len());
+        out.push('{');
+        push_head(&mut out, server_info, cache);
         if !rest.starts_with('}') {
             out.push(',');
         }
         out.push_str(rest);
-        return RawValue::from_string(out).map_err(ServerError::handler);
+        // Valid by construction: JSON values and literals around the result's own members.
+        return Ok(RawJson::from_written(out));
     }
     merged(text, server_info, cache)
 }
@@ -167,8 +189,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn info() -> RawJson {
-        jsonrpc::to_raw(&json!({"name": "s", "version": "1"})).unwrap()
+    fn info() -> Box<RawValue> {
+        serde_json::value::to_raw_value(&json!({"name": "s", "version": "1"})).unwrap()
     }
 
     fn run(raw: Value, cache: Option<CacheHint>) -> Value {

@@ -17,7 +17,6 @@ use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::PaginatedParams;
 use mcp_proto::sync::{read as read_table, write as write_table};
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::error::ServerError;
 use crate::handler::{MetaSource, Rejection};
@@ -36,7 +35,7 @@ fn list_page<E>(
     params: Option<&RawJson>,
     page_size: usize,
     entries: &[E],
-    listing: impl Fn(&E) -> &RawValue,
+    listing: impl Fn(&E) -> &RawJson,
 ) -> Result<RawJson, ServerError> {
     let p: PaginatedParams = parse_params(params)?;
     let pg = page(entries.len(), p.cursor.as_deref(), page_size)?;
@@ -56,7 +55,8 @@ fn list_page<E>(
         out.push_str(&serde_json::to_string(&cursor).map_err(ServerError::handler)?);
     }
     out.push('}');
-    RawValue::from_string(out).map_err(ServerError::handler)
+    // Valid by construction: listings are JSON values, the cursor a JSON string.
+    Ok(RawJson::from_written(out))
 }
 
 /// Where a request's parsed `_meta` is, for handlers that ask for it.

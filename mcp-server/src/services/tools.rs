@@ -76,8 +76,8 @@ impl<'a> CallParams<'a> {
 
 /// `{}`: the arguments of a call that sent none.
 fn no_arguments() -> &'static RawValue {
-    static EMPTY: OnceLock<RawJson> = OnceLock::new();
-    EMPTY.get_or_init(jsonrpc::empty_object)
+    static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
+    EMPTY.get_or_init(|| serde_json::from_str("{}").expect("{} is JSON"))
 }
 
 impl ToolService {

@@ -109,7 +109,7 @@ impl Shared {
         );
         let n = self.reinit_count.fetch_add(1, Ordering::Relaxed) + 1;
         let init_id = RequestId::from(format!("mcp-client-reinitialize-{n}"));
-        let raw: RawJson = serde_json::value::RawValue::from_string(params)
+        let raw = RawJson::from_string(params)
             .map_err(|e| expired(format!("the initialize params cannot be replayed: {e}")))?;
         let request = Message::Request(Request {
             id: init_id.clone(),
@@ -139,7 +139,7 @@ impl Shared {
             return Err(expired("the new initialize answer has no result".into()));
         }
         if let Some(params) = initialized {
-            let raw = params.and_then(|p| serde_json::value::RawValue::from_string(p).ok());
+            let raw = params.and_then(|p| RawJson::from_string(p).ok());
             let note = Message::Notification(Notification {
                 method: Initialized::METHOD.into(),
                 params: raw,
