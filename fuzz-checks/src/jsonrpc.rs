@@ -1,6 +1,6 @@
 //! `jsonrpc::parse` against the reference reading of a frame.
 
-use mcp_proto::jsonrpc::{self, Incoming, InvalidMessage, Message, ParseError};
+use mcp_proto::jsonrpc::{self, Incoming, InvalidMessage, Message, ParseError, RawMembers};
 
 use crate::reference::{self, Frame, Shape};
 
@@ -80,8 +80,25 @@ pub(crate) fn same_message(got: &Result<&Message, &InvalidMessage>, shape: &Shap
     }
 }
 
+/// The members [`RawMembers`] finds in a payload without reading its values are the ones serde
+/// reads: the same keys, in order, repeats included, each with the same value text.
+fn members_as_serde_reads_them(m: &Message) {
+    let payload = match m {
+        Message::Request(r) => r.params.as_ref(),
+        Message::Notification(n) => n.params.as_ref(),
+        Message::Response(r) => Some(&r.result),
+        Message::Error(_) => None,
+    };
+    let Some(text) = payload.map(jsonrpc::RawJson::get) else {
+        return;
+    };
+    let ours = RawMembers::of(text).map(|members| members.0);
+    assert_eq!(ours, reference::members(text), "the members of {text}");
+}
+
 /// A message serializes to JSON that parses back to a message that serializes the same way.
 fn round_trip(m: &Message) {
+    members_as_serde_reads_them(m);
     let text = m.to_json();
     match jsonrpc::parse(text.as_bytes()) {
         Ok(Incoming::Single(again)) => assert_eq!(again.to_json(), text, "round trip"),

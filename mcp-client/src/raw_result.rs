@@ -6,13 +6,11 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use mcp_proto::json_text;
 use mcp_proto::jsonrpc::{self, RawJson, RawMembers};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::CallToolResult;
 use memchr::memmem;
-use serde::ser::{SerializeMap, Serializer};
-use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::modern::{self, Answer};
 
@@ -58,8 +56,8 @@ impl RawToolResult {
 /// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
 pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
     let verdict = match RawMembers::of(raw.get()) {
-        Ok(RawMembers(fields)) => verdict(&fields, modern),
-        Err(_) => Verdict::Typed,
+        Some(RawMembers(fields)) => verdict(&fields, modern),
+        None => Verdict::Typed,
     };
     verdict.finish(raw)
 }
@@ -71,7 +69,7 @@ pub(crate) fn classify(
     raw: RawJson,
     modern: bool,
 ) -> Result<Answer<Result<RawToolResult, RawJson>>, String> {
-    if let Ok(RawMembers(fields)) = RawMembers::of(raw.get()) {
+    if let Some(RawMembers(fields)) = RawMembers::of(raw.get()) {
         if says_complete(&fields) {
             let verdict = verdict(&fields, modern);
             drop(fields);
@@ -88,11 +86,11 @@ pub(crate) fn classify(
 /// Whether an object's members make a complete answer the way [`modern::classify`] reads them:
 /// no `resultType`, or one that is `null` or `"complete"`. `false` also for what that reading
 /// treats apart (a repeated `resultType`, one that is not a string).
-fn says_complete(fields: &[(Cow<'_, str>, &RawValue)]) -> bool {
+fn says_complete(fields: &[(Cow<'_, str>, &str)]) -> bool {
     let mut kinds = fields.iter().filter(|(key, _)| key == "resultType");
     let complete = match kinds.next() {
         None => true,
-        Some((_, value)) => match value.get() {
+        Some((_, value)) => match *value {
             "null" | "\"complete\"" => true,
             text if text.starts_with('"') && text.contains('\\') => {
                 serde_json::from_str::<String>(text).is_ok_and(|kind| kind == "complete")
@@ -128,11 +126,11 @@ impl Verdict {
 }
 
 /// Judges a result's members: its head taken off when `modern`.
-fn verdict(fields: &[(Cow<'_, str>, &RawValue)], modern: bool) -> Verdict {
+fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
     let mut is_error = false;
     let mut head = false;
     for (key, value) in fields {
-        let value = value.get();
+        let value = *value;
         match key.as_ref() {
             "content" if !value.starts_with('[') => return Verdict::Typed,
             "isError" => match value {
@@ -152,11 +150,10 @@ fn verdict(fields: &[(Cow<'_, str>, &RawValue)], modern: bool) -> Verdict {
     if !head {
         return Verdict::AsItCame { is_error };
     }
-    // Written by serde_json from text it already checked: no second validation of the result.
-    match jsonrpc::to_raw(&WithoutHead(fields)) {
-        Ok(json) => Verdict::Cut(RawToolResult { json, is_error }),
-        Err(_) => Verdict::Typed,
-    }
+    Verdict::Cut(RawToolResult {
+        json: without_head(fields),
+        is_error,
+    })
 }
 
 /// Whether `_meta`'s text mentions the server's info (a searcher built once: building one per
@@ -167,27 +164,31 @@ fn names_server_info(meta: &str) -> bool {
     FINDER.find(meta.as_bytes()).is_some()
 }
 
-/// An object's members without `resultType` and without the server's info in `_meta` (an
-/// empty `_meta` left out).
-struct WithoutHead<'a>(&'a [(Cow<'a, str>, &'a RawValue)]);
-
-impl Serialize for WithoutHead<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(None)?;
-        for (key, value) in self.0 {
-            match key.as_ref() {
-                "resultType" => {}
-                "_meta" => {
-                    let meta = RawMembers::of(value.get()).map_err(serde::ser::Error::custom)?;
-                    if meta.0.iter().any(|(k, _)| k != meta_keys::SERVER_INFO) {
-                        map.serialize_entry(key, &meta.without(meta_keys::SERVER_INFO))?;
-                    }
-                }
-                _ => map.serialize_entry(key, value)?,
-            }
-        }
-        map.end()
-    }
+/// An object's members without `resultType` and without the server's info in `_meta` (a
+/// `_meta` left empty is left out), written again from their text, which is not read again.
+fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
+    let metas: Vec<Option<RawJson>> = fields
+        .iter()
+        .filter(|(key, _)| key == "_meta")
+        .map(|(_, meta)| {
+            RawMembers::of(meta)
+                .filter(|meta| meta.0.iter().any(|(key, _)| key != meta_keys::SERVER_INFO))
+                .map(|meta| meta.without(meta_keys::SERVER_INFO))
+        })
+        .collect();
+    let mut metas = metas.iter();
+    let kept = fields.iter().filter_map(|(key, value)| match key.as_ref() {
+        "resultType" => None,
+        "_meta" => metas
+            .next()
+            .and_then(Option::as_ref)
+            .map(|meta| (key.as_ref(), meta.get())),
+        _ => Some((key.as_ref(), *value)),
+    });
+    let mut out = String::with_capacity(fields.iter().map(|(k, v)| k.len() + v.len() + 4).sum());
+    json_text::push_object(&mut out, kept);
+    // Valid by construction: escaped keys and values that were valid JSON.
+    RawJson::from_written(out)
 }
 
 #[cfg(test)]

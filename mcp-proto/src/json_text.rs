@@ -1,7 +1,13 @@
-//! JSON text written by hand where serde's generic path costs too much: string literals escaped
-//! eight bytes at a time. serde_json escapes one byte at a time (about 9 instructions a byte),
-//! and a tool result that carries its structured content again as a JSON text block sends
-//! hundreds of bytes through that loop on every call.
+//! JSON text handled by hand where serde's generic path costs too much:
+//!
+//! - string literals escaped eight bytes at a time ([`push_string`]): serde_json escapes one
+//!   byte at a time (about 9 instructions a byte), and a tool result that carries its structured
+//!   content again as a JSON text block sends hundreds of bytes through that loop on every call;
+//! - the top-level members of an object already known to be valid JSON found without reading
+//!   their values ([`object_members`]): serde reads every byte of every value again, which for a
+//!   result a proxy passes on is a second full parse of it.
+
+use std::borrow::Cow;
 
 /// The bytes a JSON string must escape: `"`, `\` and the controls below 0x20.
 fn needs_escape(byte: u8) -> bool {
@@ -56,6 +62,23 @@ pub fn push_string(out: &mut String, text: &str) {
     out.push('"');
 }
 
+/// Appends the object `{"key":value,…}` to `out`, each key escaped and each value copied as
+/// it is: the values must be valid JSON text (members of a [`RawJson`], say).
+///
+/// [`RawJson`]: crate::jsonrpc::RawJson
+pub fn push_object<'a>(out: &mut String, members: impl IntoIterator<Item = (&'a str, &'a str)>) {
+    out.push('{');
+    for (i, (key, value)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_string(out, key);
+        out.push(':');
+        out.push_str(value);
+    }
+    out.push('}');
+}
+
 fn push_escape(out: &mut String, byte: u8) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     match byte {
@@ -70,6 +93,114 @@ fn push_escape(out: &mut String, byte: u8) {
             out.push_str("\\u00");
             out.push(char::from(HEX[usize::from(byte >> 4)]));
             out.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+    }
+}
+
+/// The members of the object `text`, in order: each key (decoded when it has escapes) and the
+/// text of its value, borrowed. `text` must be valid JSON, such as a [`RawJson`]'s text or a
+/// value inside one: values are skipped by their brackets and quotes, not checked. `None` when
+/// `text` is not an object, or (which valid JSON never is) not one the skipping understands.
+///
+/// [`RawJson`]: crate::jsonrpc::RawJson
+pub fn object_members(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
+    let bytes = text.as_bytes();
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    let mut members = Vec::with_capacity(8);
+    at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return only_space_after(bytes, at + 1).then_some(members);
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(bytes, at)?;
+        let quoted = text.get(at..key_end)?;
+        let key = match quoted.contains('\\') {
+            false => Cow::Borrowed(quoted.get(1..quoted.len() - 1)?),
+            true => Cow::Owned(serde_json::from_str::<String>(quoted).ok()?),
+        };
+        at = skip_space(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        let start = skip_space(bytes, at + 1);
+        let end = value_end(bytes, start)?;
+        members.push((key, text.get(start..end)?));
+        at = skip_space(bytes, end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            Some(b'}') => return only_space_after(bytes, at + 1).then_some(members),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes
+        .get(at)
+        .is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+    {
+        at += 1;
+    }
+    at
+}
+
+fn only_space_after(bytes: &[u8], at: usize) -> bool {
+    skip_space(bytes, at) == bytes.len()
+}
+
+/// The index after the closing quote of the string that opens at `at`.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut from = at + 1;
+    loop {
+        let found = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
+        match bytes[found] {
+            // An escape: the next byte is escaped (a `u` and its hex digits hold no quote).
+            b'\\' => from = found + 2,
+            _ => return Some(found + 1),
+        }
+    }
+}
+
+/// The index after the value that starts at `at`.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while let Some(&byte) = bytes.get(i) {
+                match byte {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        // A number, `true`, `false` or `null`: up to the next delimiter.
+        _ => {
+            let rest = bytes.get(at..)?;
+            let len = rest
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                .unwrap_or(rest.len());
+            (len > 0).then_some(at + len)
         }
     }
 }
@@ -104,7 +235,74 @@ mod tests {
         }
     }
 
+    #[test]
+    fn members_of_valid_objects_as_serde_reads_them() {
+        for text in [
+            "{}",
+            " { } ",
+            r#"{"a":1}"#,
+            r#"{ "a" : 1.5e3 , "b":[1,{"c":"]}\"\\"}],"d":{"e":[]},"f":true,"g":null,"h":"x"}"#,
+            r#"{"a\"k":"v","\u0062":{"x":"}"},"b":-0}"#,
+            "{\n  \"k\": [\n    1\n  ],\n  \"t\": \"caf\\u00e9\"\n}\n",
+        ] {
+            same_object_again(text);
+        }
+        let members = object_members(r#"{"a\"k":"v","\u0062":1,"b":{"x":"}"}}"#).unwrap();
+        let keys: Vec<&str> = members.iter().map(|(key, _)| key.as_ref()).collect();
+        assert_eq!(keys, ["a\"k", "b", "b"]);
+        assert_eq!(members[2].1, r#"{"x":"}"}"#);
+        for not_object in [
+            "[]",
+            "1",
+            "\"{}\"",
+            "",
+            "{",
+            r#"{"a":1"#,
+            r#"{"a" 1}"#,
+            r#"{"a":}"#,
+        ] {
+            assert!(object_members(not_object).is_none(), "{not_object}");
+        }
+    }
+
+    /// Each member's value is one JSON value, and the members written again make the same
+    /// object (the exact reading, duplicates and order included, is checked against serde's in
+    /// `fuzz-checks`).
+    fn same_object_again(text: &str) {
+        let value: serde_json::Value = serde_json::from_str(text).expect(text);
+        let Some(members) = object_members(text) else {
+            assert!(!value.is_object(), "no members read from {text}");
+            return;
+        };
+        for (_, member) in &members {
+            assert!(
+                serde_json::from_str::<serde::de::IgnoredAny>(member).is_ok(),
+                "{member}"
+            );
+        }
+        let mut again = String::new();
+        push_object(
+            &mut again,
+            members.iter().map(|(key, v)| (key.as_ref(), *v)),
+        );
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&again).unwrap(),
+            value,
+            "{text}"
+        );
+    }
+
     proptest! {
+        /// Any JSON object serde_json writes, compact or pretty, is read back whole.
+        #[test]
+        fn members_make_the_same_object(value in json_value(3)) {
+            let object = serde_json::json!({"v": value.clone(), "w": [value.clone()], "x": 1});
+            let text = serde_json::to_string(&object).unwrap();
+            same_object_again(&text);
+            same_object_again(&serde_json::to_string_pretty(&object).unwrap());
+            same_object_again(&serde_json::to_string_pretty(&value).unwrap());
+        }
+
         #[test]
         fn any_text_matches_serde_json(text in any::<String>()) {
             prop_assert_eq!(written(&text), serde_json::to_string(&text).unwrap());
@@ -115,5 +313,26 @@ mod tests {
             let text = String::from_utf8(bytes).unwrap();
             prop_assert_eq!(written(&text), serde_json::to_string(&text).unwrap());
         }
+    }
+
+    fn json_value(depth: u32) -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+            "[\\[\\]{}\",:\\\\ a-z]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(depth, 32, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::btree_map("[a-z\"\\\\]{0,4}", inner, 0..4)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
     }
 }

@@ -15,6 +15,8 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+use crate::json_text;
+
 /// A JSON value kept as its text until someone asks for a type.
 ///
 /// The text is valid JSON by construction: read off the wire (where the frame's parse checked
@@ -122,90 +124,33 @@ pub fn from_object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_jso
     }
 }
 
-/// An object's members in order (a repeated key kept each time): each key read, borrowed from
-/// the text unless it has escapes, and each value left as its text. What a caller that passes a
-/// result on reads of it: which members it has, without reading their values into types.
+/// An object's members in order (a repeated key kept each time): each key (borrowed from the
+/// text unless it has escapes) and each value's text. What a caller that passes a result on
+/// reads of it: which members it has, without reading their values into types, or at all.
 #[derive(Debug)]
-pub struct RawMembers<'a>(pub Vec<(Cow<'a, str>, &'a RawValue)>);
+pub struct RawMembers<'a>(pub Vec<(Cow<'a, str>, &'a str)>);
 
 impl<'a> RawMembers<'a> {
-    /// The members of the JSON object `text` (anything else is an error).
-    pub fn of(text: &'a str) -> Result<Self, serde_json::Error> {
-        from_object(text)
+    /// The members of `text`, a JSON object; `None` for anything else. `text` must be valid
+    /// JSON, such as a [`RawJson`]'s text or a value inside one: it was checked once, when it
+    /// was read or written, and is not read again here (see [`json_text::object_members`]).
+    pub fn of(text: &'a str) -> Option<Self> {
+        json_text::object_members(text).map(RawMembers)
     }
 
-    /// The members without those named `key`, to be written as an object (their values as they
+    /// The members without those named `key`, written as an object (their values as they
     /// came, not read again).
-    pub fn without<'s>(&'s self, key: &'s str) -> impl Serialize + 's {
-        MembersWithout {
-            members: &self.0,
-            key,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for RawMembers<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Members;
-        impl<'de> de::Visitor<'de> for Members {
-            type Value = RawMembers<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<RawMembers<'de>, A::Error> {
-                let mut members = Vec::with_capacity(map.size_hint().unwrap_or(4));
-                while let Some(MemberKey(key)) = map.next_key()? {
-                    members.push((key, map.next_value::<&'de RawValue>()?));
-                }
-                Ok(RawMembers(members))
-            }
-        }
-        deserializer.deserialize_map(Members)
-    }
-}
-
-/// An object's key, borrowed from the text unless it has escapes.
-struct MemberKey<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for MemberKey<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl<'de> de::Visitor<'de> for Text {
-            type Value = MemberKey<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(Cow::Owned(s.to_owned())))
-            }
-            fn visit_string<E>(self, s: String) -> Result<MemberKey<'de>, E> {
-                Ok(MemberKey(Cow::Owned(s)))
-            }
-        }
-        deserializer.deserialize_str(Text)
-    }
-}
-
-/// Members written as an object, leaving out those named `key`.
-struct MembersWithout<'a> {
-    members: &'a [(Cow<'a, str>, &'a RawValue)],
-    key: &'a str,
-}
-
-impl Serialize for MembersWithout<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(None)?;
-        for (key, value) in self.members.iter().filter(|(k, _)| k != self.key) {
-            map.serialize_entry(key, value)?;
-        }
-        map.end()
+    pub fn without(&self, key: &str) -> RawJson {
+        let room = self
+            .0
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 4)
+            .sum::<usize>();
+        let mut out = String::with_capacity(room + 2);
+        let kept = self.0.iter().filter(|(name, _)| name != key);
+        json_text::push_object(&mut out, kept.map(|(name, value)| (name.as_ref(), *value)));
+        // Valid by construction: escaped keys and values that were valid JSON.
+        RawJson::from_written(out)
     }
 }
 
@@ -888,21 +833,21 @@ mod tests {
     fn raw_members_keep_order_repeats_and_text() {
         let text = r#"{"b":1.50,"a\"k":[1, 2],"b":{"x":null}}"#;
         let members = RawMembers::of(text).expect("an object");
-        let seen: Vec<(&str, &str)> = members
-            .0
-            .iter()
-            .map(|(k, v)| (k.as_ref(), v.get()))
-            .collect();
+        let seen: Vec<(&str, &str)> = members.0.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
         assert_eq!(
             seen,
             [("b", "1.50"), ("a\"k", "[1, 2]"), ("b", r#"{"x":null}"#)]
         );
+        assert_eq!(members.without("b").get(), r#"{"a\"k":[1, 2]}"#);
         assert_eq!(
-            to_raw(&members.without("b")).expect("written").get(),
-            r#"{"a\"k":[1, 2]}"#
+            members.without("a\"k").get(),
+            r#"{"b":1.50,"b":{"x":null}}"#
         );
-        assert!(RawMembers::of("[1]").is_err());
-        assert!(RawMembers::of(r#"{"a":}"#).is_err());
+        assert_eq!(
+            RawMembers::of("{}").expect("empty").without("b").get(),
+            "{}"
+        );
+        assert!(RawMembers::of("[1]").is_none());
     }
 
     #[test]

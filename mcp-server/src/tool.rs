@@ -326,13 +326,12 @@ fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
         return Ok(raw);
     }
     let members = RawMembers::of(raw.get())
-        .map_err(|e| ServerError::handler(format!("the tool's result is not JSON: {e}")))?;
+        .ok_or_else(|| ServerError::handler("the tool's result is not a JSON object"))?;
     if !members.0.iter().any(|(key, _)| key == KEY) {
         drop(members);
         return Ok(raw);
     }
-    let written = mcp_proto::jsonrpc::to_raw(&members.without(KEY));
-    written.map_err(encode_error)
+    Ok(members.without(KEY))
 }
 
 /// Whether a raw result says `isError: true`.
