@@ -308,6 +308,16 @@ mod tests {
             prop_assert_eq!(written(&text), serde_json::to_string(&text).unwrap());
         }
 
+        /// Text that is not valid JSON never reaches the skim through a `RawJson`, but the
+        /// function is public: on any text it answers, and never panics.
+        #[test]
+        fn members_of_any_text_never_panic(text in any::<String>(), tail in "[{}\\[\\]\",:\\\\ 0-9a]{0,24}") {
+            let _ = object_members(&text);
+            let _ = object_members(&format!("{{{tail}"));
+            let _ = object_members(&format!("{{\"k\":{tail}"));
+            let _ = object_members(&format!("{{\"{text}\":{tail}}}"));
+        }
+
         #[test]
         fn any_ascii_matches_serde_json(bytes in proptest::collection::vec(0u8..0x80, 0..80)) {
             let text = String::from_utf8(bytes).unwrap();
