@@ -102,7 +102,10 @@ impl MessageSink for StdoutSink {
     async fn send(&mut self, message: Outgoing) -> io::Result<()> {
         match &mut self.0 {
             #[cfg(unix)]
-            SinkKind::Polled(s) => s.send(message),
+            SinkKind::Polled(s) => {
+                s.send(message);
+                Ok(())
+            }
             SinkKind::Tokio(s) => s.send(message).await,
         }
     }
@@ -281,8 +284,8 @@ mod unix {
             })
         }
 
-        pub(super) fn send(&mut self, message: Outgoing) -> io::Result<()> {
-            message.encode_line(&mut self.buf)
+        pub(super) fn send(&mut self, message: Outgoing) {
+            message.encode_line(&mut self.buf);
         }
 
         pub(super) async fn flush(&mut self) -> io::Result<()> {

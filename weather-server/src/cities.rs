@@ -1,6 +1,8 @@
 //! The built-in table of world cities: name, country, coordinates, time zone and aliases.
 //! Lookups are case-insensitive and match aliases (other spellings, local names).
 
+use std::borrow::Cow;
+
 /// One city of the built-in table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct City {
@@ -1139,40 +1141,31 @@ fn fold_accent(c: char) -> char {
 /// proportion to the length of what it is given.
 pub const MAX_NAME_BYTES: usize = 200;
 
-/// Every city by its name in ASCII lower case (the first city of a name wins), built once.
-fn by_exact_name() -> &'static std::collections::HashMap<String, &'static City> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<String, &'static City>> =
-        std::sync::OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut index = std::collections::HashMap::new();
-        for city in CITIES {
-            index.entry(city.name.to_ascii_lowercase()).or_insert(city);
-        }
-        index
-    })
-}
-
-/// The longest name the exact-name lookup lowers in place; longer ones are folded.
+/// The longest name folded on the stack; longer ones are folded into a new string.
 const SHORT_NAME: usize = 48;
+
+/// [`fold`]`(name)`, without allocating for the usual name: one of plain ASCII letters and
+/// digits ("Shenzhen", "shenzhen") folds to itself in lower case, written into `buf`.
+fn fold_short<'b>(name: &str, buf: &'b mut [u8; SHORT_NAME]) -> Cow<'b, str> {
+    if let Some(key) = buf.get_mut(..name.len()) {
+        if name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            key.copy_from_slice(name.as_bytes());
+            key.make_ascii_lowercase();
+            // ASCII only, so always UTF-8.
+            if let Ok(key) = std::str::from_utf8(key) {
+                return Cow::Borrowed(key);
+            }
+        }
+    }
+    Cow::Owned(fold(name))
+}
 
 /// Finds a city by name or alias, ignoring case, accents, spaces and punctuation.
 pub fn find(name: &str) -> Option<&'static City> {
-    let name = name.trim();
-    // Fast path: an exact name as typed by most clients ("Shenzhen", "shenzhen"), lowered on
-    // the stack and hashed, before the folding (which allocates) of everything else.
-    let mut lowered = [0u8; SHORT_NAME];
-    if let Some(key) = lowered.get_mut(..name.len()) {
-        key.copy_from_slice(name.as_bytes());
-        key.make_ascii_lowercase();
-        // Lowering ASCII letters keeps UTF-8 valid, so this never fails.
-        if let Some(city) = std::str::from_utf8(key)
-            .ok()
-            .and_then(|key| by_exact_name().get(key))
-        {
-            return Some(city);
-        }
-    }
-    index().get(&fold(name)).copied()
+    let mut buf = [0; SHORT_NAME];
+    index()
+        .get(fold_short(name.trim(), &mut buf).as_ref())
+        .copied()
 }
 
 /// Names that mean several known cities, folded, with the cities they may mean.
@@ -1190,16 +1183,9 @@ pub fn ambiguous(name: &str) -> Option<Vec<&'static City>> {
     if name.len() > MAX_NAME_BYTES {
         return None;
     }
-    let name = name.trim();
-    // Most names are plain ASCII letters, which fold to themselves in lower case.
-    let (_, names) = if name.bytes().all(|b| b.is_ascii_alphabetic()) {
-        AMBIGUOUS
-            .iter()
-            .find(|(folded, _)| folded.eq_ignore_ascii_case(name))?
-    } else {
-        let wanted = fold(name);
-        AMBIGUOUS.iter().find(|(folded, _)| *folded == wanted)?
-    };
+    let mut buf = [0; SHORT_NAME];
+    let wanted = fold_short(name.trim(), &mut buf);
+    let (_, names) = AMBIGUOUS.iter().find(|(folded, _)| *folded == wanted)?;
     Some(names.iter().filter_map(|n| find(n)).collect())
 }
 
@@ -1280,7 +1266,7 @@ mod tests {
         assert_eq!(find("new-york").map(|c| c.name), Some("New York"));
         assert_eq!(find("Peking").map(|c| c.name), Some("Beijing"));
         assert_eq!(find("Atlantis"), None);
-        // Longer than the exact-name buffer, with an exact name inside the spaces.
+        // Longer than the folding buffer, with an exact name inside the spaces.
         let padded = format!("{}Tokyo{}", " ".repeat(40), " ".repeat(40));
         assert_eq!(find(&padded).map(|c| c.name), Some("Tokyo"));
         assert_eq!(find(&"Tokyo".repeat(20)), None);

@@ -62,7 +62,7 @@ pub(crate) fn encode(message: Outgoing) -> Encoded {
         }
         Outbound::Batch(ms) => {
             let mut out = Vec::new();
-            let _ = serde_json::to_writer(&mut out, &Batch(&ms));
+            Batch(&ms).write_json(&mut out);
             Encoded {
                 body: Bytes::from(out),
                 kind: Kind::Response,

@@ -73,12 +73,11 @@ impl Outgoing {
         self
     }
     /// Appends the message as one NDJSON line to `dst`.
-    pub fn encode_line(&self, dst: &mut BytesMut) -> io::Result<()> {
+    pub fn encode_line(&self, dst: &mut BytesMut) {
         match &self.body {
             Outbound::Single(m) => encode_message_line(m, dst),
             Outbound::Batch(ms) => encode_batch_line(ms, dst),
         }
-        Ok(())
     }
 }
 
@@ -230,7 +229,7 @@ impl<W: AsyncWrite + Unpin + Send + 'static> StreamSink<W> {
 
 impl<W: AsyncWrite + Unpin + Send + 'static> MessageSink for StreamSink<W> {
     async fn send(&mut self, message: Outgoing) -> io::Result<()> {
-        message.encode_line(&mut self.buf)?;
+        message.encode_line(&mut self.buf);
         if self.buf.len() >= 256 * 1024 {
             self.writer.write_all(&self.buf).await?;
             self.buf.clear();

@@ -45,7 +45,7 @@ impl Session {
                 matches!(m, Message::Response(_) | Message::Error(_))
             }
             Outbound::Batch(ms) => {
-                let _ = serde_json::to_writer(&mut json, &Batch(ms));
+                Batch(ms).write_json(&mut json);
                 many.extend(ms.iter().filter_map(|m| match m {
                     Message::Response(r) => Some(r.id.clone()),
                     Message::Error(e) => e.id.clone(),
