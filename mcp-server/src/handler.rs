@@ -229,6 +229,9 @@ impl_handler!(A1, A2, A3, A4, A5, A6, A7, A8);
 pub(crate) type Erased<I, O> =
     Arc<dyn Fn(&Call<'_, I>) -> Result<BoxFuture<O>, Rejection> + Send + Sync>;
 
+/// The largest handler future [`erase`] keeps inline in its own box, in bytes.
+const INLINE_HANDLER_FUTURE: usize = 256;
+
 /// Erases `handler`, binding it to `state` and finishing its output with `finish`.
 pub(crate) fn erase<H, T, S, I, O>(handler: H, state: S, finish: fn(H::Output) -> O) -> Erased<I, O>
 where
@@ -240,6 +243,14 @@ where
 {
     Arc::new(move |call: &Call<'_, I>| {
         let future = handler.call(call, &state)?;
-        Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+        // Awaited inside the outer block by value, the handler's future is held there twice
+        // (captured and awaited). A large one gets a box of its own instead; a small one (a
+        // handler that boxes its own future) is not worth a second allocation.
+        if std::mem::size_of_val(&future) <= INLINE_HANDLER_FUTURE {
+            Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+        } else {
+            let future = Box::pin(future);
+            Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+        }
     })
 }

@@ -13,6 +13,7 @@
 //! between rounds, so any replica that holds the seal key can serve a retry.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -90,15 +91,17 @@ impl InputRound {
     }
 
     /// Runs `work` until it finishes or waits on an ask the request cannot answer.
-    pub(crate) async fn run<F: Future>(&self, work: F) -> Ran<F::Output> {
-        tokio::pin!(work);
+    ///
+    /// The caller pins `work`: taken by value, it would be held twice in this future (once as
+    /// the argument, once pinned), and every request that may ask carries this future.
+    pub(crate) async fn run<F: Future>(&self, mut work: Pin<&mut F>) -> Ran<F::Output> {
         tokio::select! {
             biased;
-            done = &mut work => return Ran::Done(done),
+            done = work.as_mut() => return Ran::Done(done),
             _ = self.asking.notified() => {}
         }
         // Asks made together (a handler joining several) are all recorded after one more poll.
-        if let Ok(done) = tokio::time::timeout(Duration::ZERO, &mut work).await {
+        if let Ok(done) = tokio::time::timeout(Duration::ZERO, work.as_mut()).await {
             return Ran::Done(done);
         }
         Ran::Asked {
@@ -117,12 +120,12 @@ mod tests {
     async fn a_named_ask_goes_under_its_name() {
         let round = InputRound::new(InputResponses::new());
         let ran = round
-            .run(async {
+            .run(std::pin::pin!(async {
                 let ask =
                     round.answer_or_ask(Some("user_name"), "roots", InputRequest::ListRoots(None));
                 assert!(matches!(ask, Ok(None)));
                 std::future::pending::<()>().await;
-            })
+            }))
             .await;
         match ran {
             Ran::Asked { requests, .. } => assert!(requests.contains_key("user_name")),
@@ -134,11 +137,11 @@ mod tests {
     async fn answered_asks_return_and_unanswered_ones_stop_the_run() {
         let round = InputRound::new(InputResponses::new());
         let ran = round
-            .run(async {
+            .run(std::pin::pin!(async {
                 let first = round.answer_or_ask(None, "roots", InputRequest::ListRoots(None));
                 assert!(matches!(first, Ok(None)));
                 std::future::pending::<()>().await;
-            })
+            }))
             .await;
         match ran {
             Ran::Asked { requests, .. } => assert!(requests.contains_key("roots-0")),
@@ -152,11 +155,11 @@ mod tests {
         );
         let round = InputRound::new(answers);
         let ran = round
-            .run(async {
+            .run(std::pin::pin!(async {
                 round
                     .answer_or_ask(None, "roots", InputRequest::ListRoots(None))
                     .map(|a| a.is_some())
-            })
+            }))
             .await;
         assert!(matches!(ran, Ran::Done(Ok(true))));
     }

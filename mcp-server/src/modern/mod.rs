@@ -83,12 +83,14 @@ pub(crate) async fn serve(
             )));
         }
         let requester = tasks::requester(identity.as_deref(), "");
-        let raw = tasks::serve_modern(
+        // Boxed, as are the other rare branches below: kept inline, their futures would set
+        // the size of every request's future.
+        let raw = Box::pin(tasks::serve_modern(
             server.tasks(),
             task_method,
             request.params.as_ref(),
             &requester,
-        )
+        ))
         .await?;
         return result::complete(&raw, server.info_json(), None);
     }
@@ -113,7 +115,7 @@ pub(crate) async fn serve(
             return result::complete(&raw, info, Some(hints));
         }
         Method::Listen => {
-            let raw = listen::listen(server.listeners(), params, advertised, &rc).await?;
+            let raw = Box::pin(listen::listen(server.listeners(), params, advertised, &rc)).await?;
             return result::complete(&raw, info, None);
         }
         _ => {}
@@ -136,7 +138,7 @@ pub(crate) async fn serve(
     let offers = server.offers();
     let page_size = server.page_size();
     let head = ResultHead::new(info, None);
-    let work = async {
+    let work = std::pin::pin!(async {
         match method {
             // Serialized complete, head included, in one pass.
             Method::CallTool => {
@@ -154,15 +156,13 @@ pub(crate) async fn serve(
             Method::GetPrompt => offers.prompts.get(params, ctx).await,
             Method::Complete => {
                 let (prompts, resources) = (&offers.prompts, &offers.resources);
-                offers
-                    .completions
-                    .complete(params, ctx, prompts, resources)
-                    .await
+                let completions = &offers.completions;
+                Box::pin(completions.complete(params, ctx, prompts, resources)).await
             }
             // Answered above, or refused as not existing in this era.
             _ => Err(ServerError::MethodNotFound(request.method.clone())),
         }
-    };
+    });
     let raw = match &round {
         None => work.await?,
         Some(round) => match round.run(work).await {

@@ -235,8 +235,12 @@ impl PreRead {
     }
 
     /// Runs `work` with this read available to [`request_meta`] of the same params, in this task.
-    pub(crate) async fn scope<F: std::future::Future>(self, work: F) -> F::Output {
-        PRE_READ.scope(Cell::new(Some(self)), work).await
+    /// Not an `async fn`: that would hold `work` twice (as its argument and inside the scope).
+    pub(crate) fn scope<F: std::future::Future>(
+        self,
+        work: F,
+    ) -> impl std::future::Future<Output = F::Output> {
+        PRE_READ.scope(Cell::new(Some(self)), work)
     }
 
     /// The read the transport left for `params` in this task, taken.
