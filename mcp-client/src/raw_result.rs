@@ -6,7 +6,6 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use mcp_proto::json_text;
 use mcp_proto::jsonrpc::{self, RawJson, RawMembers};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::CallToolResult;
@@ -185,10 +184,11 @@ fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
             .map(|meta| (key.as_ref(), meta.get())),
         _ => Some((key.as_ref(), *value)),
     });
-    let mut out = String::with_capacity(fields.iter().map(|(k, v)| k.len() + v.len() + 4).sum());
-    json_text::push_object(&mut out, kept);
-    // Valid by construction: escaped keys and values that were valid JSON.
-    RawJson::from_written(out)
+    let room = 2 + fields
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 4)
+        .sum::<usize>();
+    RawJson::from_members(kept, room)
 }
 
 #[cfg(test)]

@@ -46,6 +46,19 @@ impl RawJson {
         );
         RawJson(text.into_boxed_str())
     }
+
+    /// The object `{"key":value,…}`: each key escaped, each value copied as it is, so the
+    /// values must be JSON text already checked (members of a [`RawJson`], say). `room` is
+    /// the length to reserve.
+    pub fn from_members<'a>(
+        members: impl IntoIterator<Item = (&'a str, &'a str)>,
+        room: usize,
+    ) -> Self {
+        let mut out = String::with_capacity(room);
+        json_text::push_object(&mut out, members);
+        // Valid by construction: escaped keys and values that were valid JSON.
+        RawJson::from_written(out)
+    }
 }
 
 impl From<Box<RawValue>> for RawJson {
@@ -150,16 +163,13 @@ impl<'a> RawMembers<'a> {
     /// The members without those named `key`, written as an object (their values as they
     /// came, not read again).
     pub fn without(&self, key: &str) -> RawJson {
-        let room = self
+        let room = 2 + self
             .0
             .iter()
             .map(|(k, v)| k.len() + v.len() + 4)
             .sum::<usize>();
-        let mut out = String::with_capacity(room + 2);
         let kept = self.0.iter().filter(|(name, _)| name != key);
-        json_text::push_object(&mut out, kept.map(|(name, value)| (name.as_ref(), *value)));
-        // Valid by construction: escaped keys and values that were valid JSON.
-        RawJson::from_written(out)
+        RawJson::from_members(kept.map(|(name, value)| (name.as_ref(), *value)), room)
     }
 }
 

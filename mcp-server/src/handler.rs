@@ -247,10 +247,18 @@ where
         // (captured and awaited). A large one gets a box of its own instead; a small one (a
         // handler that boxes its own future) is not worth a second allocation.
         if std::mem::size_of_val(&future) <= INLINE_HANDLER_FUTURE {
-            Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+            Ok(finished(future, finish))
         } else {
-            let future = Box::pin(future);
-            Ok(Box::pin(async move { finish(future.await) }) as BoxFuture<O>)
+            Ok(finished(Box::pin(future), finish))
         }
     })
+}
+
+/// `future` boxed, its output turned into `O` by `finish`.
+fn finished<F, O>(future: F, finish: fn(F::Output) -> O) -> BoxFuture<O>
+where
+    F: Future + Send + 'static,
+    O: 'static,
+{
+    Box::pin(async move { finish(future.await) })
 }
