@@ -386,8 +386,17 @@ impl Session {
             let rc = &rc;
             let requester = tasks::requester(self.state.identity().as_deref(), &self.state.key);
             let tasks = server.tasks();
-            return tasks::serve_legacy(tasks, task_method, params, &requester, page_size, rc)
-                .await;
+            // Boxed, as is completion below: kept inline, these rare branches' futures would
+            // set the size of every request's future.
+            return Box::pin(tasks::serve_legacy(
+                tasks,
+                task_method,
+                params,
+                &requester,
+                page_size,
+                rc,
+            ))
+            .await;
         }
         let state = RequestState::new(negotiated, self.state.log_level.clone())
             .with_identity(self.state.identity())
@@ -431,10 +440,12 @@ impl Session {
             Method::GetPrompt => offers.prompts.get(params, ctx()).await,
             Method::Complete => {
                 let (prompts, resources) = (&offers.prompts, &offers.resources);
-                offers
-                    .completions
-                    .complete(params, ctx(), prompts, resources)
-                    .await
+                Box::pin(
+                    offers
+                        .completions
+                        .complete(params, ctx(), prompts, resources),
+                )
+                .await
             }
             Method::SetLevel => {
                 let p: <SetLevel as RequestType>::Params = parse_params(params)?;
@@ -530,22 +541,26 @@ impl Session {
     /// Serves one request in the era its `_meta` selects.
     async fn serve(&self, request: Request, ctx: RequestContext) -> Result<RawJson, ErrorObject> {
         // A panic in routing or a handler is caught by the peer, which still answers.
-        match modern::request_meta(&request) {
-            None => self
+        let modern_error = |e: ServerError| e.to_error_object(Some(ProtocolVersion::V2026_07_28));
+        // Matched apart from the awaits below, so that the request's read is not held in the
+        // future beside them.
+        let meta = match modern::request_meta(&request) {
+            None => None,
+            Some(Err(e)) => return Err(modern_error(e)),
+            Some(Ok(meta)) => Some(meta),
+        };
+        let Some(meta) = meta.as_ref() else {
+            return self
                 .route(request, ctx)
                 .await
-                .map_err(|e| e.to_error_object(self.state.version())),
-            Some(meta) => {
-                let served = match meta {
-                    Ok(meta) => {
-                        let identity = self.state.identity();
-                        modern::serve(&self.server, &request, ctx, meta, identity).await
-                    }
-                    Err(e) => Err(e),
-                };
-                served.map_err(|e| e.to_error_object(Some(ProtocolVersion::V2026_07_28)))
-            }
-        }
+                .map_err(|e| e.to_error_object(self.state.version()));
+        };
+        // Lent, not moved: moved, it would be held twice more in `modern::serve`'s future,
+        // which every request's future contains.
+        let identity = self.state.identity();
+        modern::serve(&self.server, &request, ctx, meta, identity)
+            .await
+            .map_err(modern_error)
     }
 
     fn notified(&self, notification: Notification) {

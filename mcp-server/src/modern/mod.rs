@@ -51,7 +51,7 @@ pub(crate) async fn serve(
     server: &Server,
     request: &Request,
     rc: RequestContext,
-    meta: ModernMeta<'_>,
+    meta: &ModernMeta<'_>,
     identity: Option<Arc<AuthIdentity>>,
 ) -> Result<RawJson, ServerError> {
     let version = ProtocolVersion::parse(&meta.protocol_version)
@@ -70,7 +70,7 @@ pub(crate) async fn serve(
         .ok_or_else(|| ServerError::MethodNotFound(request.method.clone()))?;
     let (negotiated, log_level) = server
         .negotiated_cache()
-        .negotiated(server, version, &meta)?;
+        .negotiated(server, version, meta)?;
     if let Method::Task(task_method) = method {
         // The extension's methods; tasks/result and tasks/list were removed (-32601).
         if matches!(task_method, TaskMethod::Result | TaskMethod::List) {

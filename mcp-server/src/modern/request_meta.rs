@@ -338,6 +338,19 @@ impl NegotiatedCache {
                 return Ok((e.negotiated.clone(), e.level.clone()));
             }
         }
+        self.decode_and_keep(server, version, meta)
+    }
+
+    /// The cache miss of [`negotiated`](Self::negotiated): `meta` decoded, and kept when small
+    /// enough. Out of line, so that the decoders' stack space is not reserved on every request.
+    #[cold]
+    #[inline(never)]
+    fn decode_and_keep(
+        &self,
+        server: &Server,
+        version: ProtocolVersion,
+        meta: &ModernMeta<'_>,
+    ) -> Result<(Arc<Negotiated>, Arc<LogLevel>), ServerError> {
         let client_capabilities: ClientCapabilities =
             decode(meta.capabilities, "clientCapabilities")?;
         let client_info: Implementation = match meta.client_info {
