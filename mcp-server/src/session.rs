@@ -544,11 +544,9 @@ impl Session {
         let modern_error = |e: ServerError| e.to_error_object(Some(ProtocolVersion::V2026_07_28));
         // Matched apart from the awaits below, so that the request's read is not held in the
         // future beside them.
-        let meta = match modern::request_meta(&request) {
-            None => None,
-            Some(Err(e)) => return Err(modern_error(e)),
-            Some(Ok(meta)) => Some(meta),
-        };
+        let meta = modern::request_meta(&request)
+            .transpose()
+            .map_err(modern_error)?;
         let Some(meta) = meta.as_ref() else {
             return self
                 .route(request, ctx)
