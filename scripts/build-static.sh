@@ -7,6 +7,15 @@
 #
 #   scripts/build-static.sh               build, then print the binary's path
 #   scripts/build-static.sh --print-path  only print where the binary is (or would be)
+#   scripts/build-static.sh --with-panic-isolation
+#                                         also build mcp-server's panic_isolation example, with
+#                                         the same flags and in the same cargo run (so the
+#                                         dependencies are compiled once), to
+#                                         <the binary's folder>/examples/panic_isolation; the
+#                                         release-unwind test runs it (scripts/test-all.sh).
+#                                         weather-server is the same code with the same flags,
+#                                         though not byte for byte: cargo hashes mcp-server's
+#                                         library differently when one of its examples is built
 #   HOT_LAYOUT=0 scripts/build-static.sh  the same static build without the hot-code layout
 #
 # The executable is not position-independent: it always loads at the same address (no ASLR for
@@ -18,12 +27,19 @@ set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 TRIPLE=x86_64-unknown-linux-gnu
 cd "$REPO"
+targets=(-p weather-server)
+case "${1:-}" in
+  --with-panic-isolation) targets=(-p weather-server -p mcp-server --bin weather-server
+    --example panic_isolation) ;;
+  --print-path | "") ;;
+  *) echo "build-static.sh: unknown option ${1}" >&2; exit 2 ;;
+esac
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 
 host=$(rustc -vV | sed -n 's/^host: //p')
 if [[ "$host" != "$TRIPLE" ]]; then
-  [[ "${1:-}" == --print-path ]] || cargo build --release --quiet -p weather-server
+  [[ "${1:-}" == --print-path ]] || cargo build --release --quiet "${targets[@]}"
   echo "$TARGET_DIR/release/weather-server"
   exit 0
 fi
@@ -44,5 +60,5 @@ if [[ "${HOT_LAYOUT:-1}" == 1 && "${minor:-0}" -ge 90 && -f "$LIST" ]]; then
 fi
 # --target keeps these flags off build scripts and proc-macros (which cannot be static).
 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" \
-  cargo build --release --quiet -p weather-server --target "$TRIPLE"
+  cargo build --release --quiet "${targets[@]}" --target "$TRIPLE"
 echo "$BIN"

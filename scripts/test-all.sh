@@ -10,9 +10,12 @@ export MCP_INTEROP_REQUIRED=1
 # their own instance on loopback. Redis is the machine's (127.0.0.1:6379) plus private
 # redis-servers the fault tests start.
 scripts/nginx.sh >/dev/null
-# The release-profile test (mcp-server/tests/release_unwind.rs) runs this binary: a panicking tool
-# must fail only its own request in the profile we ship.
-cargo build --release -p mcp-server --example panic_isolation
+# weather-server as we ship it (static, hot-code layout), and beside it, from the same cargo run
+# and flags, the binary the release-profile test (mcp-server/tests/release_unwind.rs) runs: a
+# panicking tool must fail only its own request in the build we ship.
+static_server=$(scripts/build-static.sh --with-panic-isolation)
+export MCP_PANIC_ISOLATION_BIN
+MCP_PANIC_ISOLATION_BIN="$(dirname "$static_server")/examples/panic_isolation"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
 # OTLP export (the `otlp` feature, off by default): the audit log, and one `mcp call` through
@@ -23,10 +26,8 @@ cargo check -p mcp-server --no-default-features --lib
 # The official conformance suite against our fixture server and client: 0.1.16 and
 # 0.2.0-alpha.12 (requirement set 2026-07-28).
 scripts/official-conformance.sh
-# weather-server as we ship it (static, hot-code layout): it builds, and passes our conformance
-# runner over stdio like the debug build does, both eras (its ambiguous "Springfield" is the
-# 2026-07-28 input-request fixture).
-static_server=$(scripts/build-static.sh)
+# The static weather-server (built above) passes our conformance runner over stdio like the debug
+# build does, both eras (its ambiguous "Springfield" is the 2026-07-28 input-request fixture).
 cargo run --quiet -p conformance --bin mcp-conformance -- \
   --input-tool 'get_weather={"city":"Springfield"}' \
   stdio -- "$static_server" --clock 2026-08-02T07:00:00Z

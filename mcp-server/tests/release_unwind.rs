@@ -1,7 +1,10 @@
 //! The release profile unwinds: a tool that panics in a binary built with `--release` fails its
 //! own request (-32603) and the next call on the same connection is answered. `scripts/test-all.sh`
-//! builds the binary first (`cargo build --release -p mcp-server --example panic_isolation`);
-//! without it the test is skipped with a note, unless `MCP_INTEROP_REQUIRED=1` makes it fail.
+//! builds the binary first, beside the static weather-server we ship
+//! (`scripts/build-static.sh --with-panic-isolation`), and names it in `MCP_PANIC_ISOLATION_BIN`;
+//! without that variable the test looks for `cargo build --release -p mcp-server --example
+//! panic_isolation`'s. With neither, it is skipped with a note, unless `MCP_INTEROP_REQUIRED=1`
+//! makes it fail.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -11,8 +14,12 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-/// `target/release/examples/panic_isolation`, next to this test's own `target/<profile>`.
+/// `MCP_PANIC_ISOLATION_BIN`, else `target/release/examples/panic_isolation` next to this test's
+/// own `target/<profile>`.
 fn release_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("MCP_PANIC_ISOLATION_BIN") {
+        return PathBuf::from(path);
+    }
     let exe = std::env::current_exe().expect("the test's own path");
     // target/<profile>/deps/<test> -> target
     let target = exe
