@@ -28,10 +28,12 @@ REPO="$(cd "$(dirname "$0")/.." && pwd)"
 TRIPLE=x86_64-unknown-linux-gnu
 cd "$REPO"
 targets=(-p weather-server)
+build=1
 case "${1:-}" in
   --with-panic-isolation) targets=(-p weather-server -p mcp-server --bin weather-server
     --example panic_isolation) ;;
-  --print-path | "") ;;
+  --print-path) build=0 ;;
+  "") ;;
   *) echo "build-static.sh: unknown option ${1}" >&2; exit 2 ;;
 esac
 TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
@@ -39,13 +41,13 @@ TARGET_DIR=$(cargo metadata --format-version 1 --no-deps \
 
 host=$(rustc -vV | sed -n 's/^host: //p')
 if [[ "$host" != "$TRIPLE" ]]; then
-  [[ "${1:-}" == --print-path ]] || cargo build --release --quiet "${targets[@]}"
+  [[ $build == 0 ]] || cargo build --release --quiet "${targets[@]}"
   echo "$TARGET_DIR/release/weather-server"
   exit 0
 fi
 
 BIN="$TARGET_DIR/$TRIPLE/release/weather-server"
-if [[ "${1:-}" == --print-path ]]; then
+if [[ $build == 0 ]]; then
   echo "$BIN"
   exit 0
 fi
