@@ -8,7 +8,8 @@
 #   QUICK=1 bench/run.sh            smoke run: tiny N, 1 round
 #   ROUNDS=5 bench/run.sh
 #   ONLY="raw-rust rmcp-stdio_pipes raw-hyper raw-hyper-stateless ours ours-stateless" bench/run.sh
-#   ONLY="raw-hyper-stateless-modern ours-modern" bench/run.sh     2026-07-28 stateless POSTs only
+#   ONLY="raw-hyper-stateless-modern ours-modern ours-table-modern" bench/run.sh
+#                                   2026-07-28 stateless POSTs only
 #   SKIP_BUILD=1 bench/run.sh       build nothing (everything must already be built)
 #
 # Labels for ONLY: the stdio and HTTP rows below; clients need "clients" or "client-LABEL"
@@ -45,6 +46,7 @@ fi
 # Ours: the fixed clock makes get_weather("shenzhen") answer "thunderstorms", as the driver checks.
 CLOCK="--clock 2026-08-02T07:00:00Z"
 PORT_OURS=18120; PORT_OURS_STATELESS=18121; PORT_IDLE=18122; PORT_OURS_MODERN=18123
+PORT_OURS_TABLE_MODERN=18124
 
 # ---- the harness: built and installed under $WORK, sources stay in bench/harness ---------------
 HARNESS_TARGET="$WORK/harness-target"
@@ -87,6 +89,9 @@ TARGET=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
 # `ours` row counts, and the static build of scripts/build-static.sh (static, hot code laid out
 # together), shown beside it as row ours-static.
 WEATHER="$TARGET/release/weather-server"
+# bench-weather (the bench-server member): the peers' own five-city tool on mcp-server, so its
+# row against raw-hyper measures the toolkit alone, without the sample's weather model.
+BENCH_WEATHER="$TARGET/release/bench-weather"
 WEATHER_STATIC=$("$REPO/scripts/build-static.sh" --print-path)
 CLIENT="$TARGET/release/examples/bench_client"
 IDLE="$TARGET/release/examples/idle_sessions"
@@ -104,10 +109,10 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   venv "$WORK/py-mcp1" "$HARNESS/py/requirements-mcp1.txt"
   say "building ours (release)"
   "$REPO/scripts/build-static.sh" > /dev/null
-  (cd "$REPO" && cargo build --release --quiet -p weather-server \
+  (cd "$REPO" && cargo build --release --quiet -p weather-server -p bench-server \
      && cargo build --release --quiet -p mcp-client -p mcp-server --example bench_client --example idle_sessions)
 fi
-for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$WEATHER_STATIC" "$CLIENT" "$IDLE"; do
+for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$BENCH_WEATHER" "$WEATHER_STATIC" "$CLIENT" "$IDLE"; do
   [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
 done
 
@@ -180,6 +185,7 @@ HTTP_ROWS=(
 MODERN_ROWS=(
   "raw-hyper-stateless-modern|$HTTP_FAST|18112|$RAWHYPER {PORT} stateless"
   "ours-modern|$HTTP_FAST|$PORT_OURS_MODERN|$WEATHER $CLOCK --http 127.0.0.1:{PORT}"
+  "ours-table-modern|$HTTP_FAST|$PORT_OURS_TABLE_MODERN|$BENCH_WEATHER 127.0.0.1:{PORT}"
 )
 # clients (each against the raw Rust stdio server): label | command
 CLIENT_ROWS=(
