@@ -21,8 +21,8 @@ mod tool_selection;
 
 pub use oauth::OAuthSettings;
 
-use crate::era::Negotiation;
-use crate::options::{clamp_timeout, DEFAULT_TIMEOUT};
+use mcp_client::Negotiation;
+use mcp_client::{clamp_timeout, DEFAULT_TIMEOUT};
 
 /// Which file format a config came in; writing back keeps it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -697,7 +697,7 @@ fn parse_server(
         Some(Value::String(s)) => {
             s.trim()
                 .parse()
-                .map_err(|e: crate::era::NegotiationParseError| {
+                .map_err(|e: mcp_client::NegotiationParseError| {
                     ctx.field_error(name, "protocol", e.to_string())
                 })?
         }
