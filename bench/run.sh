@@ -110,7 +110,7 @@ if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   say "building ours (release)"
   "$REPO/scripts/build-static.sh" > /dev/null
   (cd "$REPO" && cargo build --release --quiet -p weather-server -p bench-server \
-     && cargo build --release --quiet -p mcp-client -p mcp-server --example bench_client --example idle_sessions)
+     && cargo build --release --quiet -p bench-server --example bench_client --example idle_sessions)
 fi
 for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$BENCH_WEATHER" "$WEATHER_STATIC" "$CLIENT" "$IDLE"; do
   [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
