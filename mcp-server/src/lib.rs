@@ -156,6 +156,7 @@
 //! this crate has no Redis code.
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 pub mod auth;
 mod builder;
