@@ -206,12 +206,6 @@ impl Server {
         &self.inner.options
     }
 
-    /// The backend the state shared with other replicas lives in
-    /// ([`ServerBuilder::shared_state`]).
-    pub fn shared_state(&self) -> &dyn StateBackend {
-        &*self.inner.backend
-    }
-
     /// Whether the server can serve requests now: always, unless its shared state is
     /// unreachable (what `/readyz` reports).
     pub async fn ready(&self) -> Result<(), NotReady> {
