@@ -54,7 +54,7 @@ fn servers_tools_and_call() {
         // weather-server speaks both eras; `auto` finds the newer one.
         "modern 2026-07-28",
         "tools 5",
-        "resources 2",
+        "resources 3",
         "prompts 1",
     ] {
         assert!(line.contains(part), "{part} missing from {line:?}");
