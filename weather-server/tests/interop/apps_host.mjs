@@ -27,7 +27,13 @@ const require = createRequire(path.join(nodeModules, "..", "package.json"));
 const { Client, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
 const { chromium } = require("playwright-core");
 const bridgeModule = path.join(nodeModules, "@modelcontextprotocol/ext-apps/dist/src/app-bridge.js");
-const { getToolUiResourceUri, isToolVisibilityAppOnly, RESOURCE_MIME_TYPE } = await import(
+const {
+  getToolUiResourceUri,
+  isToolVisibilityAppOnly,
+  McpUiResourceMetaSchema,
+  McpUiToolMetaSchema,
+  RESOURCE_MIME_TYPE,
+} = await import(
   pathToFileURL(bridgeModule).href
 );
 
@@ -61,6 +67,8 @@ async function connect(mode) {
     const tool = tools.find((t) => t.name === name);
     check(getToolUiResourceUri(tool) === VIEW, `${name} names the view: ${JSON.stringify(tool?._meta)}`);
     check(!isToolVisibilityAppOnly(tool), `${name} is the model's too`);
+    // The package's own (Zod) schema of a tool's _meta.ui accepts ours.
+    McpUiToolMetaSchema.parse(tool._meta.ui);
   }
   const { resources } = await client.listResources();
   const listed = resources.find((r) => r.uri === VIEW);
@@ -68,6 +76,8 @@ async function connect(mode) {
   const read = await client.readResource({ uri: VIEW });
   const contents = read.contents[0];
   check(contents.mimeType === RESOURCE_MIME_TYPE && contents.text.startsWith("<!doctype html>"), "the view reads as HTML");
+  McpUiResourceMetaSchema.parse(contents._meta?.ui ?? {});
+  McpUiResourceMetaSchema.parse(listed._meta?.ui ?? {});
   return { client, tools, contents, read };
 }
 
