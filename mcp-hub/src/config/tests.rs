@@ -530,13 +530,13 @@ fn tool_filter_errors_name_the_field() {
 #[test]
 fn filters_and_limits_are_written_back() {
     let mut c = HubConfig::empty(ConfigFormat::Cline, None);
-    let mut filter = crate::hub::ToolFilter {
+    let mut filter = crate::ToolFilter {
         include: vec!["get_*".into()],
         ..Default::default()
     };
     filter.overrides.insert(
         "get_x".into(),
-        crate::hub::ToolOverride {
+        crate::ToolOverride {
             title: Some("X".into()),
             ..Default::default()
         },
@@ -544,7 +544,7 @@ fn filters_and_limits_are_written_back() {
     // From a parsed entry rather than a struct literal, so new fields need no change here.
     let mut server = parse(r#"{"mcpServers": {"s": {"command": "x"}}}"#).servers[0].clone();
     server.tool_filter = filter.clone();
-    server.result_limit = crate::hub::ResultLimit {
+    server.result_limit = crate::ResultLimit {
         max_text_bytes: Some(10),
         max_structured_bytes: None,
     };

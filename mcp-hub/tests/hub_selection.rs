@@ -3,13 +3,14 @@
 //! caps with their marker, tool search mode over filtered tools, a reload that changes only a
 //! filter, and strict-mode `null`s taken out before a FastMCP server sees them.
 
+#[path = "../../mcp-client/tests/common/mod.rs"]
 mod common;
-#[path = "interop/hub_support.rs"]
+#[path = "../../mcp-client/tests/interop/hub_support.rs"]
 mod hub_support;
 
 use common::{bounded, fixture, interop_python};
 use hub_support::weather_entry;
-use mcp_client::hub::{
+use mcp_hub::{
     truncation_marker, ErrorKind, Hub, HubConfig, HubError, HubOptions, ServerStatus, Variables,
     CALL_TOOL, SEARCH_TOOLS,
 };

@@ -10,7 +10,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use mcp_client::hub::{ExportFormat, Hub, HubConfig, HubOptions, Variables};
+//! use mcp_hub::{ExportFormat, Hub, HubConfig, HubOptions, Variables};
 //! let config = HubConfig::load("mcp.json".as_ref(), &Variables::default())?;
 //! let hub = Hub::connect(config, HubOptions::default()).await;
 //! let result = hub.call_tool("weather__get_weather", serde_json::json!({"city": "Shenzhen"})).await?;
@@ -19,6 +19,9 @@
 //! hub.close().await;
 //! # Ok(()) }
 //! ```
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod approval;
 mod config;
@@ -76,7 +79,7 @@ pub use tool_search::{
     search_tools_definition, CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS,
 };
 
-use crate::{CallOptions, Client, RestartPolicy};
+use mcp_client::{CallOptions, Client, RestartPolicy};
 use server::{Changes, HubServer};
 
 /// How a hub connects and treats calls.
@@ -99,7 +102,7 @@ pub struct HubOptions {
     pub on_result: Option<ResultHook>,
     /// Remembers the era each server (by URL or command line) was found to speak, so a
     /// reconnect or a config reload skips the probe.
-    pub era_cache: crate::era::EraCache,
+    pub era_cache: mcp_client::EraCache,
     /// Answers the servers' requests for input (elicitation, sampling and roots, as 2025
     /// server-to-client requests or 2026-07-28 `input_required` rounds), told which server
     /// asks; with it every server is told the hub can elicit, sample and list roots. `mcp proxy`
@@ -108,7 +111,7 @@ pub struct HubOptions {
     /// Where OAuth registrations and tokens are kept; with it, remote servers without an
     /// `Authorization` header use OAuth (a server that needs a login the store does not hold
     /// fails with "needs login"). `None` leaves OAuth off.
-    pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
+    pub token_store: Option<Arc<dyn mcp_client::auth::TokenStore>>,
     /// Tool search mode: a model is offered `search_tools` and `call_tool` instead of every
     /// tool (see [`Hub::model_tools`]); `mcp proxy --tool-search` sets it.
     pub tool_search: bool,
@@ -532,7 +535,7 @@ impl Hub {
         options.timeout = options.timeout.or(Some(config.timeout));
         // A strict-mode model sends `null` for optional fields it leaves out.
         let arguments = schema_convert::restore_tool_arguments(&tool.tool, arguments);
-        let failed = |e: crate::ClientError| {
+        let failed = |e: mcp_client::ClientError| {
             let e = HubError::from(e);
             if e.kind() == ErrorKind::Connection {
                 if let Ok(server) = self.find(&tool.server) {

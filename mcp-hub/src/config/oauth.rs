@@ -99,7 +99,7 @@ pub(super) fn parse(
         None => Vec::new(),
         Some((key, Value::String(_))) => ctx
             .string(server, map, key)?
-            .map(|s| crate::auth::parse_scopes(&s))
+            .map(|s| mcp_client::auth::parse_scopes(&s))
             .unwrap_or_default(),
         Some((key, _)) => ctx.strings(server, map, key)?,
     };

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::auth::{AuthError, Authorizer, Grant, OAuthConfig, RedirectMode, TokenStore};
+use mcp_client::auth::{AuthError, Authorizer, Grant, OAuthConfig, RedirectMode, TokenStore};
 
 use super::config::{ServerConfig, TransportConfig};
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_client::hub::{
+use mcp_hub::{
     ErrorKind, Hub, HubConfig, HubError, HubEvent, HubOptions, ReconnectPolicy, ServerStatus,
     Variables,
 };

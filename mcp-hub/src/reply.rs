@@ -5,7 +5,7 @@
 use mcp_proto::schema::CallToolResult;
 use serde_json::Value;
 
-use crate::RawToolResult;
+use mcp_client::RawToolResult;
 
 /// A tool's result as the hub answers a forwarded call.
 #[derive(Debug, Clone)]

@@ -10,7 +10,7 @@ use mcp_proto::schema::{CallToolResult, Task};
 use serde_json::Value;
 
 use super::{Hub, HubError};
-use crate::{Client, TaskOptions, TaskStart};
+use mcp_client::{Client, TaskOptions, TaskStart};
 
 /// A task and the server it runs on.
 #[derive(Clone, Debug)]
@@ -226,7 +226,7 @@ impl Hub {
                     c.server_capabilities()
                         .tasks
                         .is_some_and(|t| t.list.is_some())
-                        && c.era() == crate::Era::Legacy
+                        && c.era() == mcp_client::Era::Legacy
                 })
                 .collect(),
         };

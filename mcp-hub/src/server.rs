@@ -12,8 +12,8 @@ use tokio::task::AbortHandle;
 use super::config::{ServerConfig, TransportConfig};
 use super::reconnect::{describe_wait, HubEvent, ReconnectPolicy};
 use super::HubOptions;
-use crate::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
-use crate::{Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
+use mcp_client::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
+use mcp_client::{Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
 
 /// Tells whoever follows the hub (the proxy) that some server's lists changed: a counter
 /// bumped after every refresh and reload; and what happened to servers ([`HubEvent`]s).
@@ -85,7 +85,7 @@ pub enum ServerStatus {
 impl ServerStatus {
     /// Whether the server failed only because it needs an OAuth login (`mcp login`).
     pub fn needs_login(&self) -> bool {
-        matches!(self, ServerStatus::Failed(reason) if reason.contains(crate::auth::NEEDS_LOGIN))
+        matches!(self, ServerStatus::Failed(reason) if reason.contains(mcp_client::auth::NEEDS_LOGIN))
     }
 
     /// `connected`, `disabled` or `failed: REASON`.
@@ -134,7 +134,7 @@ pub struct ServerSnapshot {
     /// The negotiated protocol version, when connected.
     pub protocol_version: Option<String>,
     /// The era the server speaks with the hub, when connected.
-    pub era: Option<crate::era::Era>,
+    pub era: Option<mcp_client::Era>,
     /// The server's name and version, when connected.
     pub server_info: Option<Implementation>,
     /// Its instructions for the model, if any.

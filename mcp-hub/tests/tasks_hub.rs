@@ -4,13 +4,13 @@
 //! a task asking for input is answered by the hub's elicitation handler, and an unknown id is a
 //! clear not-found error.
 
-#[path = "interop/http_support.rs"]
+#[path = "../../mcp-client/tests/interop/http_support.rs"]
 mod support;
 
-use mcp_client::hub::{
+use mcp_client::TaskOptions;
+use mcp_hub::{
     ErrorKind, Hub, HubConfig, HubError, HubOptions, HubTaskStart, UpstreamInput, Variables,
 };
-use mcp_client::TaskOptions;
 use mcp_proto::schema::{ElicitResult, TaskStatus};
 use serde_json::json;
 use support::*;

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{kind_of, ConfigError, Ctx};
-use crate::hub::filter::{ToolFilter, ToolOverride};
-use crate::hub::result_limit::ResultLimit;
+use crate::filter::{ToolFilter, ToolOverride};
+use crate::result_limit::ResultLimit;
 
 /// Reads the tool filter of a server entry.
 pub(super) fn parse_filter(

@@ -2,8 +2,9 @@
 //! a misconfigured entry that fails alone and a disabled one. A server whose tool list changes,
 //! followed by the hub and its proxy, is in mcp-cli's `tests/proxy.rs`.
 
+#[path = "../../mcp-client/tests/common/mod.rs"]
 mod common;
-#[path = "interop/hub_support.rs"]
+#[path = "../../mcp-client/tests/interop/hub_support.rs"]
 mod hub_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,7 +12,7 @@ use std::sync::Arc;
 
 use common::bounded;
 use hub_support::{broken_entry, weather_entry};
-use mcp_client::hub::{
+use mcp_hub::{
     approver, Decision, ErrorKind, ExportFormat, Hub, HubConfig, HubError, HubOptions,
     ServerStatus, Shaping, Variables,
 };

@@ -4,7 +4,7 @@
 use mcp_proto::peer::PeerError;
 use mcp_proto::schema::CallToolResult;
 
-use crate::error::ClientError;
+use mcp_client::ClientError;
 
 /// The kind of a hub failure, for callers that branch on it and for the `[kind]` label a
 /// model sees in an error result.

@@ -17,8 +17,8 @@ use mcp_proto::schema::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult,
 };
 
-use crate::handler::HandlerFuture;
-use crate::ClientOptions;
+use mcp_client::ClientOptions;
+use mcp_client::HandlerFuture;
 
 /// Answers `elicitation/create` from the named server.
 pub type UpstreamElicitation =

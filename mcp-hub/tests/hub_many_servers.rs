@@ -10,8 +10,9 @@
 //!   again after `restore_arguments`). When the providers' SDK checks are installed
 //!   (`MCP_PROVIDER_PYTHON`, scripts/interop-setup.sh) they check the whole export too.
 
+#[path = "../../mcp-client/tests/common/mod.rs"]
 mod common;
-#[path = "interop/hub_support.rs"]
+#[path = "../../mcp-client/tests/interop/hub_support.rs"]
 mod hub_support;
 
 use std::collections::BTreeMap;
@@ -19,10 +20,10 @@ use std::time::Duration;
 
 use common::{bounded, fixture, interop_python, node_modules, temp_dir};
 use hub_support::{everything_entry, fastmcp_entry, filesystem_entry, weather_entry};
-use mcp_client::hub::schema_convert::{
+use mcp_hub::schema_convert::{
     anthropic, fill_nulls, gemini, gemini_to_json_schema, openai_strict, restore_arguments,
 };
-use mcp_client::hub::{
+use mcp_hub::{
     ExportFormat, Hub, HubConfig, HubOptions, ServerStatus, Variables, CALL_TOOL, SEARCH_TOOLS,
 };
 use serde_json::{json, Map, Value};
@@ -628,8 +629,8 @@ fn provider_checks(hub: &Hub) {
     };
     let tools = hub.tools();
     let export = json!({
-        "gemini": mcp_client::hub::export_tools(&tools, ExportFormat::Gemini),
-        "openai_strict": mcp_client::hub::export_tools(&tools, ExportFormat::OpenAiStrict),
+        "gemini": mcp_hub::export_tools(&tools, ExportFormat::Gemini),
+        "openai_strict": mcp_hub::export_tools(&tools, ExportFormat::OpenAiStrict),
     });
     let dir = temp_dir("provider-checks");
     let file = dir.join("export.json");

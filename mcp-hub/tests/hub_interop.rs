@@ -1,13 +1,14 @@
 //! One hub over several real servers at once: weather-server, server-everything,
 //! server-filesystem and a FastMCP server, plus a misconfigured entry that fails alone.
 
+#[path = "../../mcp-client/tests/common/mod.rs"]
 mod common;
-#[path = "interop/hub_support.rs"]
+#[path = "../../mcp-client/tests/interop/hub_support.rs"]
 mod hub_support;
 
 use common::{bounded, interop_python, node_modules, temp_dir};
 use hub_support::{broken_entry, everything_entry, fastmcp_entry, filesystem_entry, weather_entry};
-use mcp_client::hub::{ErrorKind, Hub, HubConfig, HubOptions, ServerStatus, Variables};
+use mcp_hub::{ErrorKind, Hub, HubConfig, HubOptions, ServerStatus, Variables};
 use serde_json::json;
 
 fn text(result: &mcp_proto::schema::CallToolResult) -> String {
@@ -32,7 +33,7 @@ async fn hub_over_several_servers_one_of_them_broken() {
         "fs": filesystem_entry(&modules, &dir),
         "py": fastmcp_entry(&python),
         "py-slow": { "command": python.to_string_lossy(), "args": [
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fastmcp_server.py").to_string_lossy()
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-client/tests/fixtures/fastmcp_server.py").to_string_lossy()
         ], "timeout": 1 },
         "broken": broken_entry(),
     });
