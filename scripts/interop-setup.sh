@@ -4,6 +4,7 @@
 #   - npm: the TypeScript SDK v2 (`@modelcontextprotocol/client` / `server`, the 2026-07-28 era);
 #   - npm: the MCP Apps peers (interop/apps: `@modelcontextprotocol/ext-apps`'s AppBridge and JSON
 #     Schema, playwright-core), and Debian's Chromium for them to drive (scripts/chromium.sh);
+#   - npm: the official MCP Apps example servers `mcp ui` renders (interop/ui);
 #   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
 #     cannot share one);
@@ -29,6 +30,11 @@ if [ ! -f "$dir/apps/node_modules/@modelcontextprotocol/ext-apps/package.json" ]
   cp "$root/interop/apps/package.json" "$dir/apps/package.json"
   (cd "$dir/apps" && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
+if [ ! -f "$dir/ui/node_modules/@modelcontextprotocol/server-basic-vanillajs/package.json" ] || ! cmp -s "$root/interop/ui/package.json" "$dir/ui/package.json"; then
+  mkdir -p "$dir/ui"
+  cp "$root/interop/ui/package.json" "$dir/ui/package.json"
+  (cd "$dir/ui" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
 chromium=$("$root/scripts/chromium.sh")
 if [ ! -x "$dir/venv/bin/python" ] || ! cmp -s "$root/interop/requirements.txt" "$dir/venv/requirements.txt"; then
   python3 -m venv "$dir/venv"
@@ -47,6 +53,7 @@ if [ ! -x "$dir/venv-providers/bin/python" ] || ! cmp -s "$root/interop/requirem
 fi
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
 echo "export MCP_INTEROP_APPS_MODULES=$dir/apps/node_modules"
+echo "export MCP_INTEROP_UI_MODULES=$dir/ui/node_modules"
 echo "export MCP_INTEROP_CHROMIUM=$chromium"
 echo "export MCP_INTEROP_AUTH_MODULES=$dir/auth/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"

@@ -29,6 +29,7 @@ mod interrupt;
 mod output;
 #[cfg(feature = "otlp")]
 mod telemetry;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -172,6 +173,16 @@ pub enum Command {
         /// Also log the arguments and results themselves (with --log-calls).
         #[arg(long, requires = "log_calls")]
         log_contents: bool,
+    },
+    /// The hub as a local web page: servers, tools with forms, results, MCP Apps, history.
+    /// Serves 127.0.0.1 only, prints the URL with a per-run token, opens the browser.
+    Ui {
+        /// The page's port (default: any free port).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Print the URL but do not open a browser.
+        #[arg(long)]
+        no_open: bool,
     },
     /// Logs in to a remote server with OAuth (browser, loopback redirect on 127.0.0.1).
     Login {
