@@ -33,7 +33,7 @@ impl Hub {
     }
 
     /// The refusal of a model's call of an app-only tool, or `None` when the model may call it.
-    pub(crate) fn check_model_callable(&self, exposed: &str) -> Option<CallToolResult> {
+    pub fn check_model_callable(&self, exposed: &str) -> Option<CallToolResult> {
         let tool = self.resolve_tool(exposed).ok()?;
         tool.app_only().then(|| {
             CallToolResult::error(format!(
