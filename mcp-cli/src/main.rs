@@ -56,7 +56,8 @@ pub struct Cli {
 pub enum Command {
     /// Each server: transport, status, protocol version, counts of tools, resources, prompts.
     Servers,
-    /// The merged tools: exposed name, raw name, server, description.
+    /// The merged tools: exposed name, raw name, server, description (MCP Apps tools marked
+    /// `[app]`, or `[app only]` when only their view may call them).
     Tools {
         /// Only this server's tools.
         server: Option<String>,
@@ -138,7 +139,7 @@ pub enum Command {
         json: bool,
     },
     /// The merged tools as LLM function definitions (JSON), each schema in the form the
-    /// provider accepts.
+    /// provider accepts; app-only tools (MCP Apps) are left out, as they are not the model's.
     Export {
         /// openai, openai-strict, anthropic or gemini.
         #[arg(long, default_value = "openai")]

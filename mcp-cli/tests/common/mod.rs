@@ -21,6 +21,20 @@ pub fn mcp_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp"))
 }
 
+/// `mcp --config CONFIG proxy` as a stdio server, run in `home` (also its `HOME`).
+pub fn proxy_stdio(home: &Path, config: &Path) -> mcp_client::StdioServerConfig {
+    mcp_client::StdioServerConfig::new(
+        mcp_bin().to_string_lossy(),
+        [
+            "--config".to_owned(),
+            config.to_string_lossy().into_owned(),
+            "proxy".to_owned(),
+        ],
+    )
+    .with_cwd(home)
+    .with_env("HOME", home.to_string_lossy())
+}
+
 /// What one run of `mcp` did.
 #[derive(Debug)]
 pub struct Run {
