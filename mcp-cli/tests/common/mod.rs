@@ -8,6 +8,7 @@
 mod hub_support;
 #[path = "../../../mcp-client/tests/common/mod.rs"]
 mod peers;
+pub mod ui;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
