@@ -7,6 +7,8 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use hyper::header::{HeaderValue, HOST};
 use hyper::{HeaderMap, StatusCode};
 use mcp_proto::schema::apps_extension::{UiResourceMeta, APP_MIME_TYPE};
@@ -78,19 +80,27 @@ impl Views {
             .find(|c| c.uri() == uri)
             .or(read.contents.first())
             .ok_or_else(|| format!("{uri} has no contents"))?;
-        let ResourceContents::Text(text) = contents else {
-            return Err(format!("{uri} is a blob; mcp ui shows views given as text"));
+        let (mime, meta, size) = match contents {
+            ResourceContents::Text(t) => (&t.mime_type, &t.meta, t.text.len()),
+            ResourceContents::Blob(b) => (&b.mime_type, &b.meta, b.blob.len() / 4 * 3),
         };
-        let mime = text.mime_type.as_deref().unwrap_or_default();
+        let mime = mime.as_deref().unwrap_or_default();
         if !mime.eq_ignore_ascii_case(APP_MIME_TYPE) {
             return Err(format!(
                 "{uri} is {mime:?}, not an MCP App view ({APP_MIME_TYPE})"
             ));
         }
-        if text.text.len() > MAX_VIEW_BYTES {
+        if size > MAX_VIEW_BYTES {
             return Err(format!("{uri} is larger than {MAX_VIEW_BYTES} bytes"));
         }
-        let ui = UiResourceMeta::from_meta(text.meta.as_ref())
+        let html = match contents {
+            ResourceContents::Text(t) => bytes::Bytes::from(t.text.clone()),
+            ResourceContents::Blob(b) => STANDARD
+                .decode(b.blob.as_bytes())
+                .map(bytes::Bytes::from)
+                .map_err(|e| format!("{uri}'s blob is not valid base64: {e}"))?,
+        };
+        let ui = UiResourceMeta::from_meta(meta.as_ref())
             .or(listed)
             .unwrap_or_default();
         let policy = csp::view_policy(ui.csp.as_ref());
@@ -103,7 +113,7 @@ impl Views {
         }
         kept.push_back(View {
             id: id.clone(),
-            html: bytes::Bytes::from(text.text.clone()),
+            html,
             policy: policy.clone(),
         });
         Ok(Framed {
@@ -199,6 +209,25 @@ mod tests {
             views.serve(&host(5001), path).status(),
             StatusCode::FORBIDDEN
         );
+    }
+
+    #[test]
+    fn a_view_given_as_a_blob_is_decoded() {
+        let views = Views::new(5000);
+        let read: ReadResourceResult = serde_json::from_value(serde_json::json!({
+            "contents": [{ "uri": "ui://x/app.html", "mimeType": APP_MIME_TYPE,
+                "blob": STANDARD.encode("<p>blob</p>") }]
+        }))
+        .expect("result");
+        let framed = views.keep("ui://x/app.html", &read, None).expect("kept");
+        assert!(framed.policy.contains("connect-src 'none'"));
+        let path = framed.url.trim_start_matches("http://127.0.0.1:5000");
+        let served = views.serve(&host(5000), path);
+        let body = match served.into_body() {
+            UiBody::Full(Some(b)) => b,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(&body[..], b"<p>blob</p>");
     }
 
     #[test]

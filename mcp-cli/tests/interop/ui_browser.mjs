@@ -39,6 +39,8 @@ try {
   await page.locator("body[data-ready=true]").waitFor(wait);
   const summary = await page.locator("#summary").textContent();
   check(/5 of 5 servers connected/.test(summary), `the page shows the hub (${summary})`);
+  await page.locator("#refresh").click();
+  await page.locator('#tools button[data-tool="basic__get-time"]').waitFor(wait);
   const basicServer = page.locator('#servers li[data-server="basic"]');
   const basicText = await basicServer.textContent();
   check(/connected/.test(basicText) && /legacy 2025-11-25/.test(basicText) && /1 tools · 1 resources · 0 prompts/.test(basicText),

@@ -164,22 +164,27 @@ function setTheme(theme) {
   for (const h of hosts) h.setTheme(theme);
 }
 
+/** Lists the hub again (servers reconnect, tools change) without leaving the tool shown. */
+async function refresh() {
+  try {
+    hub = await getHub();
+  } catch (e) {
+    $("#summary").textContent = `cannot reach mcp ui: ${e.message}`;
+    return false;
+  }
+  showServers();
+  showTools();
+  return true;
+}
+
 async function start() {
   const dark = matchMedia("(prefers-color-scheme: dark)").matches;
   $("#theme").value = dark ? "dark" : "light";
   setTheme($("#theme").value);
   $("#theme").addEventListener("change", () => setTheme($("#theme").value));
   $("#filter").addEventListener("input", showTools);
-  try {
-    hub = await getHub();
-  } catch (e) {
-    $("#summary").textContent = `cannot reach mcp ui: ${e.message}`;
-    document.body.dataset.ready = "error";
-    return;
-  }
-  showServers();
-  showTools();
-  document.body.dataset.ready = "true";
+  $("#refresh").addEventListener("click", refresh);
+  document.body.dataset.ready = (await refresh()) ? "true" : "error";
 }
 
 start();
