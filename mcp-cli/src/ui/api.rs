@@ -37,24 +37,20 @@ type Answer = Result<Response<UiBody>, Rejection>;
 
 /// Answers one API request (the guard has passed it).
 pub async fn handle(hub: &Hub, views: &Views, req: Request<Incoming>) -> Response<UiBody> {
-    let route = (req.method().clone(), req.uri().path().to_owned());
-    let answer = match (route.0, route.1.as_str()) {
+    route(hub, views, req)
+        .await
+        .unwrap_or_else(|Rejection(status, message)| body::error(status, &message))
+}
+
+async fn route(hub: &Hub, views: &Views, req: Request<Incoming>) -> Answer {
+    let path = req.uri().path().to_owned();
+    match (req.method().clone(), path.as_str()) {
         (Method::GET, "/api/hub") => Ok(body::json(StatusCode::OK, &hub_json(hub))),
-        (Method::POST, "/api/call") => match read_json(req).await {
-            Ok(v) => call(hub, &v),
-            Err(r) => Err(r),
-        },
-        (Method::POST, "/api/read") => match read_json(req).await {
-            Ok(v) => read(hub, &v).await,
-            Err(r) => Err(r),
-        },
-        (Method::POST, "/api/view") => match read_json(req).await {
-            Ok(v) => view(hub, views, &v).await,
-            Err(r) => Err(r),
-        },
+        (Method::POST, "/api/call") => call(hub, &read_json(req).await?),
+        (Method::POST, "/api/read") => read(hub, &read_json(req).await?).await,
+        (Method::POST, "/api/view") => view(hub, views, &read_json(req).await?).await,
         _ => Err(Rejection(StatusCode::NOT_FOUND, "no such API".into())),
-    };
-    answer.unwrap_or_else(|Rejection(status, message)| body::error(status, &message))
+    }
 }
 
 /// The request's JSON object, read within [`MAX_REQUEST_BYTES`].
