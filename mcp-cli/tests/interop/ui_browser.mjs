@@ -86,6 +86,17 @@ try {
   check(asked === "https://modelcontextprotocol.io/", `ui/open-link asks the user first (${asked})`);
   await page.screenshot({ path: path.join(artifacts, "mcp-ui-open-link.png") });
   await page.locator("#link-cancel").click();
+  // Agreeing opens it, in a new window without an opener.
+  await basic.locator("#link-url").fill(`${origin}/style.css`);
+  const popup = browser.waitForEvent("page", wait);
+  await basic.locator("#open-link-btn").click();
+  await page.locator("#link-dialog[open]").waitFor(wait);
+  await page.locator("#link-open").click();
+  const opened = await popup;
+  await opened.waitForLoadState();
+  const hasOpener = await opened.evaluate(() => window.opener !== null);
+  check(opened.url() === `${origin}/style.css` && !hasOpener, `ui/open-link opens the link once the user agrees (${opened.url()})`);
+  await opened.close();
   await page.screenshot({ path: path.join(artifacts, "mcp-ui-basic-vanillajs.png") });
 
   await pick("monitor__get-system-info");
@@ -104,6 +115,9 @@ try {
   const weather = page.frameLocator(".app-frame iframe");
   await weather.locator("#place").filter({ hasText: "Lisbon" }).waitFor(wait);
   check(true, "the weather app shows Lisbon's card");
+  await page.waitForFunction(() => document.querySelector(".app-frame iframe").style.height !== "320px", null, wait);
+  const height = await page.locator(".app-frame iframe").evaluate((f) => f.style.height);
+  check(true, `the iframe follows the view's size-changed (${height})`);
   await page.locator('#history li[data-tool="weather__get_forecast"].ok').first().waitFor(wait);
   check(true, "the weather app fetched its forecast through the host");
   const viewTheme = () => weather.locator("html").getAttribute("data-theme");
@@ -211,6 +225,14 @@ try {
   for (const l of report.split("\n")) say(`probe: ${l}`);
   check(/initialize: mcp ui theme light/.test(report), "the probe app initialized with our host context");
   check(/origin: null/.test(report), "the view's origin is opaque");
+  check(/granted: clipboardWrite connect https:\/\/api.example.com/.test(report), "the host tells the view what it granted");
+  const probeFrame = page.locator(".app-frame iframe");
+  const allow = await probeFrame.getAttribute("allow");
+  check(allow === "clipboard-write", `the view's permissions are the iframe's allow attribute (${allow})`);
+  const served = await fetch(await probeFrame.getAttribute("src"));
+  const csp = served.headers.get("content-security-policy");
+  check(/connect-src https:\/\/api.example.com;/.test(csp) && /default-src 'none'/.test(csp) && /object-src 'none'/.test(csp),
+    `the view is served with its declared CSP (${csp})`);
   for (const what of ["parent-dom", "parent-location", "storage", "cookie", "fetch-api"]) {
     check(new RegExp(`${what}: blocked`).test(report), `the view cannot reach ${what}`);
   }

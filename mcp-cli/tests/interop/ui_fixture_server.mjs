@@ -76,6 +76,7 @@ async function tryIt(name, action) {
 (async () => {
   const init = await request("ui/initialize", { appInfo: { name: "probe", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" });
   report("initialize: " + (init.result ? init.result.hostInfo.name + " theme " + init.result.hostContext.theme : "error"));
+  if (init.result) report("granted: " + Object.keys(init.result.hostCapabilities.sandbox.permissions).join(",") + " connect " + init.result.hostCapabilities.sandbox.csp.connectDomains);
   window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
   const args = await input;
   report("origin: " + window.origin);
@@ -94,8 +95,16 @@ async function tryIt(name, action) {
 })();
 </script></body></html>`;
 
+// The view asks for one origin to fetch from and for clipboard writes; the host must apply both.
+const UI_META = {
+  ui: {
+    csp: { connectDomains: ["https://api.example.com"] },
+    permissions: { clipboardWrite: {} },
+    prefersBorder: true,
+  },
+};
 server.registerResource("probe app", VIEW, { mimeType: MIME }, async () => ({
-  contents: [{ uri: VIEW, mimeType: MIME, text: PROBE }],
+  contents: [{ uri: VIEW, mimeType: MIME, text: PROBE, _meta: UI_META }],
 }));
 
 await server.connect(new StdioServerTransport());
