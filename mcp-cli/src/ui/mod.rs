@@ -76,9 +76,17 @@ fn local_port(listener: &TcpListener) -> Result<u16, Failure> {
         .map_err(|e| Failure::usage(format!("cannot read the listening address: {e}")))
 }
 
-/// Opens `url` with `xdg-open` (or macOS's `open`) when one is on the PATH; without one,
-/// or when it fails, the printed URL is the way in.
+/// Opens `url` with `xdg-open` (or macOS's `open`) when one is on the PATH and, off macOS,
+/// there is a display to open it on (`DISPLAY` or `WAYLAND_DISPLAY`); otherwise, or when it
+/// fails, the printed URL is the way in.
 fn open_browser(url: &str) {
+    let display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+    if !display && !cfg!(target_os = "macos") {
+        eprintln!("mcp ui: no display here; open the URL above in a browser");
+        return;
+    }
     let opener = ["xdg-open", "open"].into_iter().find(|name| {
         std::env::var_os("PATH")
             .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(name).is_file()))
