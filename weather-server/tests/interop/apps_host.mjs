@@ -6,7 +6,8 @@
 //
 // 1. Both eras (2025 `initialize`, 2026-07-28 per request): the client declares the extension,
 //    the server declares it back; get_weather and get_forecast name the view (checked with the
-//    official getToolUiResourceUri); the view is a text/html;profile=mcp-app resource.
+//    official getToolUiResourceUri); the view is a text/html;profile=mcp-app resource, whose
+//    read under 2026-07-28 carries ttlMs 3600000 and cacheScope "public".
 // 2. The "model" calls get_weather for Lisbon; the page renders the view in a sandboxed iframe
 //    on another origin, served under the extension's restrictive default CSP, and the bridge
 //    sends it the tool input and result after the view's ui/initialize.
@@ -83,6 +84,8 @@ async function connect(mode) {
 
 const legacy = await connect("legacy");
 const modern = await connect({ pin: "2026-07-28" });
+// Under 2026-07-28 the view is cacheable by anyone, so a host fetches it once.
+check(modern.read.ttlMs === 3600000 && modern.read.cacheScope === "public", `cache hints ${JSON.stringify({ ttlMs: modern.read.ttlMs, cacheScope: modern.read.cacheScope })}`);
 const versions = [legacy.client, modern.client].map((c) => c.getProtocolVersion?.() ?? c.getNegotiatedProtocolVersion?.());
 check(versions[0] !== "2026-07-28" && versions[1] === "2026-07-28", `eras ${versions}`);
 await legacy.client.close();
