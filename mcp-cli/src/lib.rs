@@ -3,6 +3,7 @@
 //! the binary so tests and other programs can put a proxy in front of a hub of their own.
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod audit;
 pub mod input_forwarding;

@@ -163,6 +163,7 @@
 //! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 mod app;
 pub mod auth;
