@@ -65,7 +65,8 @@ pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
             );
         }
     }
-    if apps::has_views(hub) {
+    // In tool search mode no tool is listed with its view, so no host shows apps: none of it.
+    if !hub.options().tool_search && apps::has_views(hub) {
         builder = builder.apps_extension();
         for (alias, exposed) in apps::app_aliases(hub) {
             builder = builder.tool(alias, tool_handler(hub, input, &exposed));

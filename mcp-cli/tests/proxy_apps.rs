@@ -3,12 +3,21 @@
 //! the view listed and read under that URI, the view's own calls (raw names, app-only aliases)
 //! routed to its server; two servers' views kept apart. Then `mcp tools` and `mcp export` over
 //! a config whose server is the proxy: app tools marked, app-only ones left out of the export.
+//! Last, the weather app in Chromium inside the official `AppBridge` host, with the proxy over
+//! Streamable HTTP between the host and weather-server (see weather-server's `apps_browser.rs`).
 
 mod common;
 
+#[path = "../../weather-server/tests/interop/apps_peers.rs"]
+mod apps_peers;
+
 use std::path::Path;
 
-use common::{bounded, mcp_bin, mcp_in, proxy_stdio, run, scratch, weather_entry, write_config};
+use apps_peers::{apps_driver, apps_peers, screenshots};
+use common::{
+    bounded, mcp_bin, mcp_in, proxy_stdio, run, scratch, spawn_http_proxy, stop_proxy,
+    weather_entry, write_config,
+};
 use mcp_client::{Client, ClientOptions, Negotiation};
 use mcp_proto::schema::apps_extension::{UiToolMeta, APPS_EXTENSION, APP_MIME_TYPE};
 use mcp_proto::ProtocolVersion;
@@ -196,4 +205,33 @@ fn tools_marks_app_tools_and_export_leaves_app_only_ones_out() {
         !names.contains(&"hub__list_cities"),
         "app-only left out: {names:?}"
     );
+}
+
+#[test]
+fn weather_app_through_the_proxy_in_chromium() {
+    let Some((modules, chromium)) = apps_peers() else {
+        return;
+    };
+    let home = scratch("proxy-apps-browser");
+    let config = write_config(&home, json!({ "weather": weather_entry() }));
+    let (proxy, url) = spawn_http_proxy(&home, &config.to_string_lossy());
+    let shots = screenshots("proxy");
+    let result = url.map(|url| {
+        let mut node = std::process::Command::new("node");
+        node.arg(apps_driver())
+            .arg(&modules)
+            .arg(url)
+            .arg(&chromium)
+            .arg(&shots)
+            .args(["weather__", VIEW]);
+        run(node, 90)
+    });
+    let status = stop_proxy(proxy);
+    let result = result.expect("the proxy printed its address");
+    assert!(
+        result.code == 0 && result.stdout.starts_with("OK weather app"),
+        "{result:?}"
+    );
+    eprintln!("{}", result.stdout.trim());
+    assert!(status.is_some(), "the proxy did not stop");
 }

@@ -11,7 +11,8 @@
 //!   call (visibility with `"app"`, the default) of a server that has views, the proxy also
 //!   offers an app-only alias under the raw name, forwarded to that server. A raw name two such
 //!   servers share gets no alias (a view's call of it fails as an unknown tool): the proxy cannot
-//!   tell which view called. Aliases are made when the proxy starts.
+//!   tell which view called. Aliases are made when the proxy starts. In tool search mode
+//!   (`--tool-search`), where only `search_tools` and `call_tool` are listed, there are none.
 //! - **Negotiation**: the proxy declares the extension to its clients when a server has views,
 //!   and declares it to every server ([`HubOptions::apps`](mcp_hub::HubOptions)).
 

@@ -36,6 +36,58 @@ pub fn proxy_stdio(home: &Path, config: &Path) -> mcp_client::StdioServerConfig 
     .with_env("HOME", home.to_string_lossy())
 }
 
+/// `mcp --config CONFIG proxy --http 127.0.0.1:0` started in `home`, with the URL it printed
+/// (`None` when it printed none within 90 s). Stop it with [`stop_proxy`].
+pub fn spawn_http_proxy(home: &Path, config: &str) -> (std::process::Child, Option<String>) {
+    use std::io::BufRead;
+    let mut proxy = Command::new(mcp_bin())
+        .args(["--config", config, "proxy", "--http", "127.0.0.1:0"])
+        .current_dir(home)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the proxy");
+    let stderr = proxy.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(rest) = line.split("Streamable HTTP at ").nth(1) {
+                let url = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(90)).ok();
+    (proxy, url)
+}
+
+/// Stops a proxy from [`spawn_http_proxy`] with SIGTERM (it closes its servers, their process
+/// groups, first), killing it after 20 s; its exit status, `None` when it had to be killed.
+pub fn stop_proxy(mut proxy: std::process::Child) -> Option<std::process::ExitStatus> {
+    if let Some(pid) = rustix::process::Pid::from_raw(proxy.id() as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match proxy.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = proxy.kill();
+                return None;
+            }
+        }
+    }
+}
+
 /// What one run of `mcp` did.
 #[derive(Debug)]
 pub struct Run {

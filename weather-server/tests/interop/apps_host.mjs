@@ -3,10 +3,15 @@
 // with weather-server behind it over Streamable HTTP through the official TypeScript SDK v2 client.
 //
 // Usage: node apps_host.mjs <apps node_modules> <weather-server /mcp URL> <chromium> <artifacts dir>
+//                            [<tool name prefix> <view URI>]
+// The last two name the tools and the view as a proxy in front of weather-server offers them
+// (`weather__`, `ui://weather/weather/app.html` for `mcp proxy`); the view still calls its
+// server's tools by their own names.
 //
 // 1. Both eras (2025 `initialize`, 2026-07-28 per request): the client declares the extension,
 //    the server declares it back; get_weather and get_forecast name the view (checked with the
-//    official getToolUiResourceUri); the view is a text/html;profile=mcp-app resource.
+//    official getToolUiResourceUri); the view is a text/html;profile=mcp-app resource, whose
+//    read under 2026-07-28 carries ttlMs 3600000 and cacheScope "public".
 // 2. The "model" calls get_weather for Lisbon; the page renders the view in a sandboxed iframe
 //    on another origin, served under the extension's restrictive default CSP, and the bridge
 //    sends it the tool input and result after the view's ui/initialize.
@@ -22,7 +27,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 
-const [nodeModules, serverUrl, chromiumPath, artifacts] = process.argv.slice(2);
+const [nodeModules, serverUrl, chromiumPath, artifacts, prefix = "", viewUri] = process.argv.slice(2);
 const require = createRequire(path.join(nodeModules, "..", "package.json"));
 const { Client, StreamableHTTPClientTransport } = require("@modelcontextprotocol/client");
 const { chromium } = require("playwright-core");
@@ -47,7 +52,7 @@ function check(cond, what) {
 }
 
 const UI = "io.modelcontextprotocol/ui";
-const VIEW = "ui://weather/app.html";
+const VIEW = viewUri ?? "ui://weather/app.html";
 
 // ---- 1. The extension in both eras ---------------------------------------------------------
 
@@ -63,7 +68,7 @@ async function connect(mode) {
   const declared = client.getServerCapabilities()?.extensions?.[UI];
   check(declared?.mimeTypes?.includes(RESOURCE_MIME_TYPE), `${JSON.stringify(mode)}: server extensions ${JSON.stringify(client.getServerCapabilities())}`);
   const { tools } = await client.listTools();
-  for (const name of ["get_weather", "get_forecast"]) {
+  for (const name of [`${prefix}get_weather`, `${prefix}get_forecast`]) {
     const tool = tools.find((t) => t.name === name);
     check(getToolUiResourceUri(tool) === VIEW, `${name} names the view: ${JSON.stringify(tool?._meta)}`);
     check(!isToolVisibilityAppOnly(tool), `${name} is the model's too`);
@@ -83,6 +88,8 @@ async function connect(mode) {
 
 const legacy = await connect("legacy");
 const modern = await connect({ pin: "2026-07-28" });
+// Under 2026-07-28 the view is cacheable by anyone, so a host fetches it once.
+check(modern.read.ttlMs === 3600000 && modern.read.cacheScope === "public", `cache hints ${JSON.stringify({ ttlMs: modern.read.ttlMs, cacheScope: modern.read.cacheScope })}`);
 const versions = [legacy.client, modern.client].map((c) => c.getProtocolVersion?.() ?? c.getNegotiatedProtocolVersion?.());
 check(versions[0] !== "2026-07-28" && versions[1] === "2026-07-28", `eras ${versions}`);
 await legacy.client.close();
@@ -90,7 +97,7 @@ const { client, tools, contents } = modern;
 
 // The model's call, whose input and result the host hands to the view.
 const toolInput = { city: "Lisbon" };
-const toolResult = await client.callTool({ name: "get_weather", arguments: toolInput });
+const toolResult = await client.callTool({ name: `${prefix}get_weather`, arguments: toolInput });
 check(!toolResult.isError && toolResult.structuredContent?.city === "Lisbon", "get_weather Lisbon");
 
 // ---- 2. The page, the view and the calls the view makes ------------------------------------
@@ -187,7 +194,7 @@ const server = http.createServer(async (req, res) => {
     }
     if (url.pathname === "/boot") {
       const viewUrl = `http://localhost:${server.address().port}/view`;
-      const tool = tools.find((t) => t.name === "get_weather");
+      const tool = tools.find((t) => t.name === `${prefix}get_weather`);
       return send(200, "application/json", JSON.stringify({ viewUrl, tool, toolInput, toolResult, appCallable }));
     }
     if (url.pathname === "/call" && req.method === "POST") {
