@@ -1,5 +1,5 @@
 //! `mcp ui` over plain HTTP, no browser: the guard (token, Host, Origin), the API (the hub as
-//! JSON, a call streamed as Server-Sent Events, the app-call rule, bad requests) and the app
+//! JSON, a call streamed as Server-Sent Events, the app-call rule, a prompt, bad requests) and the app
 //! origin (a view served with its Content Security Policy, and nothing else), with the real
 //! weather-server behind it.
 
@@ -167,6 +167,25 @@ fn mcp_ui_guards_its_api_and_serves_views_from_another_origin() {
         request(port, "GET", "/api/nope", &with_token, "").status,
         404
     );
+
+    // A prompt, its arguments strings.
+    let asked =
+        json!({ "server": "weather", "name": "weather_report", "arguments": { "city": "Paris" } });
+    let prompt = request(port, "POST", "/api/prompt", &with_token, &asked.to_string());
+    assert_eq!(prompt.status, 200, "{}", prompt.body);
+    assert!(prompt.json()["messages"]
+        .as_array()
+        .is_some_and(|m| !m.is_empty()));
+    let numeric =
+        json!({ "server": "weather", "name": "weather_report", "arguments": { "city": 1 } });
+    let bad = request(
+        port,
+        "POST",
+        "/api/prompt",
+        &with_token,
+        &numeric.to_string(),
+    );
+    assert_eq!(bad.status, 400, "{}", bad.body);
 
     // A view goes to the app origin, served there with its policy; the app origin has no API.
     let asked = json!({ "server": "weather", "uri": "ui://weather/app.html" });

@@ -1,6 +1,6 @@
 //! The page's API, under `/api/` on the page origin (every request passes the guard's token
 //! check first): the hub as JSON, tool calls streamed as Server-Sent Events (progress, then
-//! the result), resource reads, and views put on the app origin. A call made for a view
+//! the result), resource reads, prompts, and views put on the app origin. A call made for a view
 //! (`"app": SERVER`) is refused unless the tool is that server's and its visibility lets apps
 //! call it, whatever the page asked.
 
@@ -49,6 +49,7 @@ async fn route(hub: &Hub, views: &Views, req: Request<Incoming>) -> Answer {
         (Method::POST, "/api/call") => call(hub, &read_json(req).await?),
         (Method::POST, "/api/read") => read(hub, &read_json(req).await?).await,
         (Method::POST, "/api/view") => view(hub, views, &read_json(req).await?).await,
+        (Method::POST, "/api/prompt") => prompt(hub, &read_json(req).await?).await,
         _ => Err(Rejection(StatusCode::NOT_FOUND, "no such API".into())),
     }
 }
@@ -205,6 +206,30 @@ fn call(hub: &Hub, v: &Value) -> Answer {
 async fn read(hub: &Hub, v: &Value) -> Answer {
     let (server, uri) = (field(v, "server")?, field(v, "uri")?);
     let result = hub.read_resource(server, uri).await.map_err(upstream)?;
+    Ok(body::json(
+        StatusCode::OK,
+        &serde_json::to_value(&result).unwrap_or_default(),
+    ))
+}
+
+/// `POST /api/prompt {server, name, arguments}`: the `GetPromptResult` (arguments are strings).
+async fn prompt(hub: &Hub, v: &Value) -> Answer {
+    let (server, name) = (field(v, "server")?, field(v, "name")?);
+    let mut arguments = std::collections::BTreeMap::new();
+    if let Some(given) = v.get("arguments").and_then(Value::as_object) {
+        for (key, value) in given {
+            let Some(text) = value.as_str() else {
+                return Err(Rejection::bad(format!(
+                    "prompt argument `{key}` must be a string"
+                )));
+            };
+            arguments.insert(key.clone(), text.to_owned());
+        }
+    }
+    let result = hub
+        .get_prompt(server, name, arguments)
+        .await
+        .map_err(upstream)?;
     Ok(body::json(
         StatusCode::OK,
         &serde_json::to_value(&result).unwrap_or_default(),

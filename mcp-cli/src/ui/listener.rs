@@ -15,8 +15,8 @@ use tokio::net::TcpListener;
 
 use super::body::UiBody;
 
-/// Serves `listener` until the task is dropped.
-pub async fn serve<F, Fut>(listener: TcpListener, handle: F)
+/// Serves `listener` until the task is dropped; it never returns.
+pub async fn serve<F, Fut>(listener: TcpListener, handle: F) -> Infallible
 where
     F: Fn(Request<Incoming>) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = Response<UiBody>> + Send + 'static,

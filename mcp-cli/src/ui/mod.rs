@@ -17,7 +17,7 @@ mod page;
 mod token;
 mod views;
 
-use std::process::{ExitCode, Stdio};
+use std::process::Stdio;
 
 use mcp_hub::HubOptions;
 use tokio::net::TcpListener;
@@ -45,7 +45,7 @@ pub async fn ui(source: &ConfigSource, port: Option<u16>, open: bool) -> Outcome
         views: views::Views::new(app_port),
     };
     let views = page.views.clone();
-    let app_origin = tokio::spawn(listener::serve(app_listener, move |req| {
+    tokio::spawn(listener::serve(app_listener, move |req| {
         let answer = views.serve(req.headers(), req.uri().path());
         async move { answer }
     }));
@@ -53,14 +53,12 @@ pub async fn ui(source: &ConfigSource, port: Option<u16>, open: bool) -> Outcome
     if open {
         open_browser(&url);
     }
-    listener::serve(page_listener, move |req| {
+    // Serves until a signal ends the command; `interrupt::run` then closes the hub.
+    let served = listener::serve(page_listener, move |req| {
         let page = page.clone();
         async move { page.handle(req).await }
-    })
-    .await;
-    app_origin.abort();
-    hub.close().await;
-    Ok(ExitCode::SUCCESS)
+    });
+    match served.await {}
 }
 
 async fn bind(port: u16) -> Result<TcpListener, Failure> {

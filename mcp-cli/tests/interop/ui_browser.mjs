@@ -209,6 +209,20 @@ try {
     `the nested object arrives as one (${JSON.stringify(echoed)})`);
   await page.screenshot({ path: path.join(artifacts, "mcp-ui-forms.png") });
 
+  // Resources and prompts.
+  await page.locator('#resources button[data-key="everything demo://resource/static/document/features.md"]').click();
+  await page.locator("#result .resource-contents pre.text").waitFor(wait);
+  check(/features\.md/.test(await page.locator("#tool-panel .meta").textContent()), "a resource is read from the list");
+  await page.locator('#prompts button[data-key="everything__args-prompt"]').click();
+  await page.locator("#tool-form").waitFor(wait);
+  await page.locator("#call").click();
+  check(/city: is required/.test(await page.locator("#form-problems").textContent()), "a prompt's required argument is asked for");
+  await page.locator('[name="city"]').fill("Lisbon");
+  await page.locator("#call").click();
+  await page.locator("#result .prompt").waitFor(wait);
+  const promptText = await page.locator("#result .prompt").textContent();
+  check(/user/.test(promptText) && /Lisbon/.test(promptText), "a prompt's messages are shown with their roles");
+
   await pick("fixture__fail");
   await callAndWait();
   check(await page.locator("#result .result.is-error").count() === 1, "an error result is shown as an error");

@@ -27,6 +27,9 @@ export const getHub = () => request("GET", "/api/hub");
 /** Reads a resource of a server. */
 export const readResource = (server, uri) => request("POST", "/api/read", { server, uri });
 
+/** Gets a prompt of a server with its (string) arguments. */
+export const getPrompt = (server, name, args) => request("POST", "/api/prompt", { server, name, arguments: args });
+
 /** Puts a view on the app origin: {url, policy, allow, meta}. */
 export const openView = (server, uri) => request("POST", "/api/view", { server, uri });
 

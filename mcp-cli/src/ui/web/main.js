@@ -3,9 +3,9 @@
 // in the history with its `mcp call` line.
 
 import { el } from "./dom.js";
-import { getHub, callTool, readResource, openView } from "./api.js";
+import { getHub, callTool, readResource, openView, getPrompt } from "./api.js";
 import { buildForm, FormError } from "./form.js";
-import { renderResult, renderError } from "./render.js";
+import { renderResult, renderError, renderPrompt, resourceContents } from "./render.js";
 import { recordCall } from "./history.js";
 import { AppHost } from "./app_host.js";
 
@@ -42,6 +42,84 @@ function showTools() {
     button.addEventListener("click", () => showTool(t));
     list.append(el("li", {}, button));
   }
+}
+
+/** The entries of the list `selector`, one button each. */
+function listEntries(selector, entries) {
+  const list = $(selector);
+  list.replaceChildren();
+  for (const { key, label, title, open } of entries) {
+    const button = el("button", { type: "button", class: "tool", "data-key": key, title }, el("span", { class: "name", text: label }));
+    button.addEventListener("click", open);
+    list.append(el("li", {}, button));
+  }
+}
+
+function showResources() {
+  listEntries("#resources", hub.resources.map((r) => ({
+    key: `${r.server} ${r.resource.uri}`,
+    label: `${r.server}: ${r.resource.title ?? r.resource.name ?? r.resource.uri}`,
+    title: r.resource.uri,
+    open: () => showResource(r),
+  })));
+}
+
+function showPrompts() {
+  listEntries("#prompts", hub.prompts.map((p) => ({
+    key: p.exposed,
+    label: p.exposed,
+    title: p.prompt.description ?? "",
+    open: () => showPrompt(p),
+  })));
+}
+
+async function showResource(r) {
+  await closeApps();
+  const panel = $("#tool-panel");
+  const contents = el("div", { id: "result" });
+  panel.replaceChildren(
+    el("h2", { text: r.resource.title ?? r.resource.name ?? r.resource.uri }),
+    el("div", { class: "meta", text: `${r.resource.uri} · server ${r.server}${r.resource.mimeType ? ` · ${r.resource.mimeType}` : ""}` }),
+    el("p", { class: "description", text: r.resource.description ?? "" }),
+    contents);
+  try {
+    const read = await readResource(r.server, r.resource.uri);
+    contents.replaceChildren(el("div", { class: "result" }, resourceContents(read.contents)));
+  } catch (e) {
+    contents.replaceChildren(renderError(e.message));
+  }
+}
+
+async function showPrompt(p) {
+  await closeApps();
+  const args = p.prompt.arguments ?? [];
+  const schema = {
+    type: "object",
+    properties: Object.fromEntries(args.map((a) => [a.name, { type: "string", description: a.description }])),
+    required: args.filter((a) => a.required).map((a) => a.name),
+  };
+  const form = buildForm(schema);
+  const problems = el("div", { id: "form-problems", class: "field-error" });
+  const result = el("div", { id: "result" });
+  const formEl = el("form", { id: "tool-form", novalidate: "" }, form.element, problems,
+    el("div", { class: "actions" }, el("button", { type: "submit", id: "call", text: "Get prompt" })));
+  $("#tool-panel").replaceChildren(
+    el("h2", { text: p.prompt.title ?? p.prompt.name }),
+    el("div", { class: "meta", text: `${p.exposed} · server ${p.server}` }),
+    el("p", { class: "description", text: p.prompt.description ?? "" }),
+    formEl, result);
+  formEl.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const values = form.read();
+      problems.textContent = "";
+      const got = await getPrompt(p.server, p.prompt.name, values);
+      result.replaceChildren(renderPrompt(got, (uri) => readResource(p.server, uri)));
+    } catch (e) {
+      if (e instanceof FormError) problems.textContent = e.problems.join("\n");
+      else result.replaceChildren(renderError(e.message));
+    }
+  });
 }
 
 function message(text, kind, server) {
@@ -174,6 +252,8 @@ async function refresh() {
   }
   showServers();
   showTools();
+  showResources();
+  showPrompts();
   return true;
 }
 

@@ -21,7 +21,8 @@ export function tree(value, key = null, depth = 0) {
   return el("div", { class: "tree-leaf" }, ...label, el("span", { class: `value ${type}`, text: JSON.stringify(value) }));
 }
 
-function resourceContents(contents) {
+/** A resource's contents (a `resources/read` result's `contents`). */
+export function resourceContents(contents) {
   const box = el("div", { class: "resource-contents" });
   for (const c of contents ?? []) {
     box.append(el("div", { class: "uri", text: `${c.uri}${c.mimeType ? ` (${c.mimeType})` : ""}` }));
@@ -74,6 +75,18 @@ export function renderResult(result, readResource) {
   for (const item of result.content ?? []) box.append(block(item, readResource));
   if (result.structuredContent !== undefined) {
     box.append(el("div", { class: "structured" }, el("h4", { text: "Structured content" }), tree(result.structuredContent)));
+  }
+  return box;
+}
+
+/** A prompt's messages (a `prompts/get` result), each with its role. */
+export function renderPrompt(result, readResource) {
+  const box = el("div", { class: "result prompt" });
+  if (result.description) box.append(el("p", { class: "description", text: result.description }));
+  for (const message of result.messages ?? []) {
+    const contents = Array.isArray(message.content) ? message.content : [message.content];
+    box.append(el("div", { class: `message-role ${message.role}`, text: message.role }));
+    for (const item of contents) box.append(block(item, readResource));
   }
   return box;
 }
