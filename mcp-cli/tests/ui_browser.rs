@@ -129,7 +129,7 @@ fn mcp_ui_in_chromium() {
             "basic": logged(&log("basic"), "node", &[&basic.to_string_lossy(), "--stdio"]),
             "monitor": logged(&log("monitor"), "node", &[&monitor.to_string_lossy(), "--stdio"]),
             "weather": logged(&log("weather"), &weather.to_string_lossy(), &[]),
-            "everything": { "command": "node", "args": [everything.to_string_lossy(), "stdio"] },
+            "everything": logged(&log("everything"), "node", &[&everything.to_string_lossy(), "stdio"]),
             "fixture": logged(&log("fixture"), "node", &[&interop("ui_fixture_server.mjs"), &node_modules]),
         }),
     );
@@ -184,6 +184,12 @@ fn mcp_ui_in_chromium() {
     assert!(
         !fixture_calls.contains(&"model_only".to_owned()),
         "a refused call reached the server: {fixture_calls:?}"
+    );
+
+    let everything_log = std::fs::read_to_string(log("everything")).unwrap_or_default();
+    assert!(
+        everything_log.contains("\"notifications/cancelled\""),
+        "the cancelled call was cancelled at server-everything"
     );
 
     for shot in [

@@ -187,6 +187,15 @@ try {
   const bar = await page.locator("#progress").evaluate((p) => `${p.value}/${p.max}`);
   check(/^[1-4]\/4$/.test(bar), `progress is shown as a bar (${bar})`);
   await page.locator("#result .result").waitFor(wait);
+  // Cancel: the page drops the stream, mcp ui cancels the call at the server.
+  await page.locator('[name="duration"]').fill("20");
+  await page.locator('[name="steps"]').fill("20");
+  await page.locator("#call").click();
+  await page.locator("#progress-text", { hasText: /1 \/ 20/ }).waitFor(wait);
+  await page.locator("#cancel").click();
+  await page.locator("#result .result.is-error", { hasText: "cancelled" }).waitFor(wait);
+  await page.locator('#history li[data-tool="everything__trigger-long-running-operation"].cancelled').waitFor(wait);
+  check(true, "Cancel stops a call in flight");
 
   await pick("everything__get-resource-links");
   await page.locator('[name="count"]').fill("2");
