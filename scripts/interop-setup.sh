@@ -2,6 +2,9 @@
 # Installs the real peers the interop tests talk to, into target/interop (idempotent):
 #   - npm: the official TypeScript SDK, server-everything and server-filesystem;
 #   - npm: the TypeScript SDK v2 (`@modelcontextprotocol/client` / `server`, the 2026-07-28 era);
+#   - npm: the MCP Apps peers (interop/apps: `@modelcontextprotocol/ext-apps`'s AppBridge and JSON
+#     Schema, playwright-core), and Debian's Chromium for them to drive (scripts/chromium.sh);
+#   - npm: the official MCP Apps example servers `mcp ui` renders (interop/ui);
 #   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
 #     cannot share one);
@@ -22,6 +25,17 @@ if [ ! -f "$dir/auth/node_modules/oidc-provider/package.json" ] || ! cmp -s "$ro
   cp "$root/interop/auth/package.json" "$dir/auth/package.json"
   (cd "$dir/auth" && npm install --no-audit --no-fund --loglevel=error >&2)
 fi
+if [ ! -f "$dir/apps/node_modules/@modelcontextprotocol/ext-apps/package.json" ] || ! cmp -s "$root/interop/apps/package.json" "$dir/apps/package.json"; then
+  mkdir -p "$dir/apps"
+  cp "$root/interop/apps/package.json" "$dir/apps/package.json"
+  (cd "$dir/apps" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
+if [ ! -f "$dir/ui/node_modules/@modelcontextprotocol/server-basic-vanillajs/package.json" ] || ! cmp -s "$root/interop/ui/package.json" "$dir/ui/package.json"; then
+  mkdir -p "$dir/ui"
+  cp "$root/interop/ui/package.json" "$dir/ui/package.json"
+  (cd "$dir/ui" && npm install --no-audit --no-fund --loglevel=error >&2)
+fi
+chromium=$("$root/scripts/chromium.sh")
 if [ ! -x "$dir/venv/bin/python" ] || ! cmp -s "$root/interop/requirements.txt" "$dir/venv/requirements.txt"; then
   python3 -m venv "$dir/venv"
   "$dir/venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements.txt" >&2
@@ -38,6 +52,9 @@ if [ ! -x "$dir/venv-providers/bin/python" ] || ! cmp -s "$root/interop/requirem
   cp "$root/interop/requirements-providers.txt" "$dir/venv-providers/requirements.txt"
 fi
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
+echo "export MCP_INTEROP_APPS_MODULES=$dir/apps/node_modules"
+echo "export MCP_INTEROP_UI_MODULES=$dir/ui/node_modules"
+echo "export MCP_INTEROP_CHROMIUM=$chromium"
 echo "export MCP_INTEROP_AUTH_MODULES=$dir/auth/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
 echo "export MCP_INTEROP_PYTHON2=$dir/venv2/bin/python"

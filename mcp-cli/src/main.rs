@@ -31,6 +31,7 @@ mod interrupt;
 mod output;
 #[cfg(feature = "otlp")]
 mod telemetry;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,7 +58,8 @@ pub struct Cli {
 pub enum Command {
     /// Each server: transport, status, protocol version, counts of tools, resources, prompts.
     Servers,
-    /// The merged tools: exposed name, raw name, server, description.
+    /// The merged tools: exposed name, raw name, server, description (MCP Apps tools marked
+    /// `[app]`, or `[app only]` when only their view may call them).
     Tools {
         /// Only this server's tools.
         server: Option<String>,
@@ -139,7 +141,7 @@ pub enum Command {
         json: bool,
     },
     /// The merged tools as LLM function definitions (JSON), each schema in the form the
-    /// provider accepts.
+    /// provider accepts; app-only tools (MCP Apps) are left out, as they are not the model's.
     Export {
         /// openai, openai-strict, anthropic or gemini.
         #[arg(long, default_value = "openai")]
@@ -174,6 +176,16 @@ pub enum Command {
         /// Also log the arguments and results themselves (with --log-calls).
         #[arg(long, requires = "log_calls")]
         log_contents: bool,
+    },
+    /// The hub as a local web page: servers, tools with forms, results, MCP Apps, history.
+    /// Serves 127.0.0.1 only, prints the URL with a per-run token, opens the browser.
+    Ui {
+        /// The page's port (default: any free port).
+        #[arg(long)]
+        port: Option<u16>,
+        /// Print the URL but do not open a browser.
+        #[arg(long)]
+        no_open: bool,
     },
     /// Logs in to a remote server with OAuth (browser, loopback redirect on 127.0.0.1).
     Login {

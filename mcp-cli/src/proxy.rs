@@ -23,6 +23,8 @@
 //! goes upstream as a task too when the upstream tool allows it: its progress becomes the
 //! proxy task's progress, and `tasks/cancel` on the proxy cancels the upstream task.
 
+mod apps;
+
 use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -63,6 +65,13 @@ pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
             );
         }
     }
+    // In tool search mode no tool is listed with its view, so no host shows apps: none of it.
+    if !hub.options().tool_search && apps::has_views(hub) {
+        builder = builder.apps_extension();
+        for (alias, exposed) in apps::app_aliases(hub) {
+            builder = builder.tool(alias, tool_handler(hub, input, &exposed));
+        }
+    }
     if !hub.resources().is_empty() || !hub.resource_templates().is_empty() {
         let list_hub = hub.clone();
         let read_hub = hub.clone();
@@ -73,7 +82,7 @@ pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
                     Ok::<_, ServerError>(
                         hub.resources()
                             .into_iter()
-                            .map(|r| r.resource)
+                            .map(|r| apps::expose_resource(&r.server, r.resource))
                             .collect::<Vec<schema::Resource>>(),
                     )
                 }
@@ -117,6 +126,7 @@ fn tool_definition(hub: &Hub, tool: &HubTool) -> schema::Tool {
     let mut definition = tool.tool.clone();
     definition.name = tool.exposed.clone();
     definition.description = Some(tool.description.clone());
+    apps::expose_tool_view(&tool.server, &mut definition);
     // Structured content over the server's cap arrives as text, so no output schema is promised.
     if hub
         .result_limit(&tool.server)
@@ -204,7 +214,10 @@ fn call_tool_handler(
         let input = input.clone();
         Box::pin(async move {
             match call_tool_arguments(&args) {
-                Ok((name, inner)) => match hub.check_searchable(&name) {
+                Ok((name, inner)) => match hub
+                    .check_searchable(&name)
+                    .or_else(|| hub.check_model_callable(&name))
+                {
                     Some(refusal) => refusal.into_tool_result(),
                     None => forward_registered(hub, input, name, inner, ctx).await,
                 },
@@ -403,22 +416,36 @@ pub fn follow_changes(
     })
 }
 
-/// Reads `uri` from the server that lists it, else from `fallback` (a template's server).
+/// Reads `uri` from the server that lists it, else from `fallback` (a template's server); a
+/// view's URI from the server it names, as that server's own URI.
 async fn read_routed(
     hub: &Hub,
     fallback: Option<&str>,
     uri: &str,
 ) -> Result<ReadResourceResult, ServerError> {
+    if let Some((server, upstream)) = apps::upstream_view(hub, uri) {
+        let read = hub.read_resource(&server, &upstream).await;
+        return read
+            .map(|result| apps::expose_contents(result, &upstream, uri))
+            .map_err(|e| read_error(e, uri));
+    }
     let server = hub
         .resource_owner(uri)
         .or_else(|| fallback.map(str::to_owned))
         .ok_or_else(|| ServerError::ResourceNotFound(uri.to_owned()))?;
-    hub.read_resource(&server, uri).await.map_err(|e| match e {
+    hub.read_resource(&server, uri)
+        .await
+        .map_err(|e| read_error(e, uri))
+}
+
+/// A failed read of `uri` as the proxy answers it.
+fn read_error(e: HubError, uri: &str) -> ServerError {
+    match e {
         HubError::UnknownServer { .. } => ServerError::ResourceNotFound(uri.to_owned()),
         HubError::Client(ref c) if c.rpc_error().is_some() => ServerError::handler(
             c.rpc_error()
                 .map_or_else(String::new, |o| o.message.clone()),
         ),
         other => ServerError::handler(other),
-    })
+    }
 }

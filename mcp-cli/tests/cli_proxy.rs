@@ -3,12 +3,13 @@
 
 mod common;
 
-use std::io::BufRead;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-use common::{everything_entry, mcp_bin, node_modules, run, scratch, weather_entry, write_config};
+use common::{
+    everything_entry, mcp_bin, node_modules, run, scratch, spawn_http_proxy, stop_proxy,
+    weather_entry, write_config,
+};
 use serde_json::{json, Value};
 
 fn client_script() -> String {
@@ -93,32 +94,7 @@ fn proxy_over_http_with_the_typescript_client() {
     };
     let home = scratch("proxy-http");
     let config = config(&home, &modules);
-    let mut proxy = Command::new(mcp_bin())
-        .args(["--config", &config, "proxy", "--http", "127.0.0.1:0"])
-        .current_dir(&home)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the proxy");
-    let stderr = proxy.stderr.take().expect("stderr");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-        {
-            if let Some(rest) = line.split("Streamable HTTP at ").nth(1) {
-                let url = rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_owned();
-                let _ = tx.send(url);
-            }
-        }
-    });
-    let url = rx.recv_timeout(Duration::from_secs(90));
+    let (proxy, url) = spawn_http_proxy(&home, &config);
     let result = url.map(|url| {
         let mut node = Command::new("node");
         node.arg(client_script())
@@ -127,21 +103,7 @@ fn proxy_over_http_with_the_typescript_client() {
             .env("MCP_INTEROP_NODE_MODULES", &modules);
         run(node, 120)
     });
-    // SIGTERM lets the proxy close its servers (their process groups) before it exits.
-    if let Some(pid) = rustix::process::Pid::from_raw(proxy.id() as i32) {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
-    }
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        match proxy.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
-            _ => {
-                let _ = proxy.kill();
-                break None;
-            }
-        }
-    };
+    let status = stop_proxy(proxy);
     check(&result.expect("the proxy printed its address"));
     // Every `mcp` command interrupted by a signal exits 130 after closing its servers.
     assert!(

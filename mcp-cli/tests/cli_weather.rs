@@ -54,7 +54,7 @@ fn servers_tools_and_call() {
         // weather-server speaks both eras; `auto` finds the newer one.
         "modern 2026-07-28",
         "tools 5",
-        "resources 2",
+        "resources 3",
         "prompts 1",
     ] {
         assert!(line.contains(part), "{part} missing from {line:?}");
@@ -66,7 +66,8 @@ fn servers_tools_and_call() {
     assert!(
         // Columns are as wide as the longest name (weather__climate_report, climate_report)
         // plus two.
-        first.starts_with("weather__get_weather     get_weather     weather  Current weather"),
+        first
+            .starts_with("weather__get_weather     get_weather     weather  [app] Current weather"),
         "{first:?}"
     );
     assert_eq!(tools.stdout.lines().count(), 5);

@@ -10,10 +10,10 @@ mod common;
 use std::path::Path;
 
 use common::{
-    bounded, everything_entry, mcp_bin, mcp_in, node_modules, run, scratch, weather_entry,
+    bounded, everything_entry, mcp_in, node_modules, proxy_stdio, run, scratch, weather_entry,
     write_config,
 };
-use mcp_client::{Client, ClientOptions, Era, Negotiation, StdioServerConfig};
+use mcp_client::{Client, ClientOptions, Era, Negotiation};
 use mcp_proto::ProtocolVersion;
 use serde_json::json;
 
@@ -30,16 +30,7 @@ fn modern_ts_entry(modules: &Path) -> serde_json::Value {
 
 /// Our client on `mcp --config CONFIG proxy` over stdio, with `negotiation`.
 async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> Client {
-    let stdio = StdioServerConfig::new(
-        mcp_bin().to_string_lossy(),
-        [
-            "--config".to_owned(),
-            config.to_string_lossy().into_owned(),
-            "proxy".to_owned(),
-        ],
-    )
-    .with_cwd(home)
-    .with_env("HOME", home.to_string_lossy());
+    let stdio = proxy_stdio(home, config);
     let options = ClientOptions::new()
         .with_name("proxy")
         .with_negotiation(negotiation)

@@ -7,10 +7,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{bounded, mcp_bin, node_modules, scratch, write_config};
+use common::{bounded, node_modules, proxy_stdio, scratch, write_config};
 use mcp_client::{
-    Client, ClientError, ClientOptions, Negotiation, StdioServerConfig, TaskFlavour, TaskOptions,
-    TaskStart,
+    Client, ClientError, ClientOptions, Negotiation, TaskFlavour, TaskOptions, TaskStart,
 };
 use mcp_proto::schema::{CallToolResult, TaskStatus, TaskSupport};
 use mcp_proto::ProtocolVersion;
@@ -24,16 +23,7 @@ fn tasks_entry(modules: &Path) -> serde_json::Value {
 }
 
 async fn proxy_client(home: &Path, config: &Path, negotiation: Negotiation) -> Client {
-    let stdio = StdioServerConfig::new(
-        mcp_bin().to_string_lossy(),
-        [
-            "--config".to_owned(),
-            config.to_string_lossy().into_owned(),
-            "proxy".to_owned(),
-        ],
-    )
-    .with_cwd(home)
-    .with_env("HOME", home.to_string_lossy());
+    let stdio = proxy_stdio(home, config);
     let options = ClientOptions::new()
         .with_name("proxy")
         .with_negotiation(negotiation);

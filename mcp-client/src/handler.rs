@@ -34,9 +34,12 @@ pub type RootsHandler = Arc<dyn Fn() -> HandlerFuture<ListRootsResult> + Send + 
 pub type ElicitationHandler =
     Arc<dyn Fn(ElicitParams) -> HandlerFuture<ElicitResult> + Send + Sync>;
 
-/// The user's handlers for the requests a server may send us.
+/// The user's handlers for the requests a server may send us, and the extensions declared
+/// beside them.
 #[derive(Clone, Default)]
 pub(crate) struct Callbacks {
+    /// Extensions the client declares under `capabilities.extensions`, with their settings.
+    pub(crate) extensions: Option<mcp_proto::schema::JsonObject>,
     pub(crate) sampling: Option<SamplingHandler>,
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) elicitation: Option<ElicitationHandler>,
@@ -68,6 +71,7 @@ impl Callbacks {
                 .elicitation
                 .as_ref()
                 .map(|_| ElicitationCapability::default()),
+            extensions: self.extensions.clone(),
             ..Default::default()
         }
     }

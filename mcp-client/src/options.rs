@@ -226,6 +226,18 @@ impl ClientOptions {
         self
     }
 
+    /// Declares the extension `name` with `settings` under `capabilities.extensions`, in both
+    /// eras (`initialize`, and every 2026-07-28 request's `clientCapabilities`): e.g. MCP Apps,
+    /// `io.modelcontextprotocol/ui` with `{"mimeTypes": ["text/html;profile=mcp-app"]}`, for a
+    /// client that renders app views or passes them on.
+    pub fn with_extension(mut self, name: impl Into<String>, settings: serde_json::Value) -> Self {
+        self.callbacks
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(name.into(), settings);
+        self
+    }
+
     /// Handles `sampling/createMessage`; declares the `sampling` capability.
     pub fn with_sampling<F, Fut>(mut self, f: F) -> Self
     where
@@ -269,6 +281,25 @@ impl ClientOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extensions_are_declared_beside_the_callbacks() {
+        let options = ClientOptions::new().with_extension(
+            "io.modelcontextprotocol/ui",
+            serde_json::json!({"mimeTypes": ["text/html;profile=mcp-app"]}),
+        );
+        let caps = options.callbacks.capabilities();
+        let extensions = caps.extensions.expect("extensions");
+        assert_eq!(
+            extensions["io.modelcontextprotocol/ui"]["mimeTypes"][0],
+            "text/html;profile=mcp-app"
+        );
+        assert!(ClientOptions::new()
+            .callbacks
+            .capabilities()
+            .extensions
+            .is_none());
+    }
 
     #[test]
     fn timeouts_are_clamped() {

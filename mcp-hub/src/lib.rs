@@ -24,6 +24,7 @@
 #![forbid(unsafe_code)]
 
 mod approval;
+mod apps;
 mod config;
 mod error;
 mod export;
@@ -119,6 +120,9 @@ pub struct HubOptions {
     pub on_call: Option<CallObserver>,
     /// How remote servers are connected again after a drop.
     pub reconnect: ReconnectPolicy,
+    /// The hub hosts MCP Apps or passes them on (`mcp proxy`): every server is told the client
+    /// renders `text/html;profile=mcp-app` views (the `io.modelcontextprotocol/ui` extension).
+    pub apps: bool,
 }
 
 /// A hook over results: `(server, raw tool name, result) -> result`.
@@ -141,6 +145,7 @@ impl Default for HubOptions {
             tool_search: false,
             on_call: None,
             reconnect: ReconnectPolicy::default(),
+            apps: false,
         }
     }
 }
@@ -624,6 +629,9 @@ impl Hub {
     /// A call for a model: every failure (unknown tool, denial, timeout, dead server) comes
     /// back as an `isError` result labelled with its kind, never as an `Err`.
     pub async fn call_tool_for_model(&self, name: &str, arguments: Value) -> CallToolResult {
+        if let Some(refusal) = self.check_model_callable(name) {
+            return refusal;
+        }
         match self.call_tool(name, arguments).await {
             Ok(result) => result,
             Err(e) => e.to_tool_result(),
@@ -744,7 +752,7 @@ impl Hub {
         if self.inner.options.tool_search {
             return export_tools(&tool_search::search_mode_hub_tools(), format);
         }
-        export_tools(&self.tools(), format)
+        export_tools(&self.model_visible_tools(), format)
     }
 
     /// Applies a new config: servers whose connection fields are unchanged keep running

@@ -467,6 +467,10 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
         client_options = client_options.with_client_info(info.clone());
     }
     client_options = options.input.route(client_options, &config.name);
+    if options.apps {
+        let (name, settings) = crate::apps::apps_declaration();
+        client_options = client_options.with_extension(name, settings);
+    }
     let show = |e: ClientError| e.to_string();
     match &config.transport {
         TransportConfig::Stdio {

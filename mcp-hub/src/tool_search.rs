@@ -180,6 +180,7 @@ impl Hub {
         let found: Vec<Tool> = self
             .search_tools(query, limit)
             .iter()
+            .filter(|t| !t.app_only())
             .map(presented_definition)
             .collect();
         let value = json!({ "tools": found });
@@ -211,7 +212,10 @@ impl Hub {
         if self.options().tool_search {
             vec![search_tools_definition(), call_tool_definition()]
         } else {
-            self.tools().iter().map(presented_definition).collect()
+            self.model_visible_tools()
+                .iter()
+                .map(presented_definition)
+                .collect()
         }
     }
 

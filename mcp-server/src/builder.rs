@@ -7,6 +7,7 @@ use std::time::Duration;
 use mcp_proto::schema::{self, CacheScope, Icon, Implementation, LoggingLevel};
 use serde_json::value::RawValue;
 
+use crate::app::App;
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
 use crate::error::ServerError;
 use crate::handler::Handler;
@@ -139,6 +140,29 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self.offers
             .tools
             .add(tool.into(), handler, self.state.clone());
+        self
+    }
+
+    /// Registers an MCP App: the tool and its handler as [`tool`](Self::tool) does, the tool
+    /// linked to its view by `_meta.ui`, the view as a `ui://` resource, and the
+    /// `io.modelcontextprotocol/ui` extension among the server's capabilities. See [`App`].
+    pub fn app<H, T>(mut self, app: App, handler: H) -> Self
+    where
+        H: Handler<T, S, RawValue>,
+        H::Output: IntoToolResult,
+        T: 'static,
+    {
+        let (tool, resource, read) = app.into_parts();
+        self.offers.apps = true;
+        self.offers.resources.add_resource(resource, read);
+        self.tool(tool, handler)
+    }
+
+    /// Declares the `io.modelcontextprotocol/ui` extension without registering an [`App`]: for
+    /// a server that forwards another's apps (a proxy), whose tools and views carry their
+    /// `_meta.ui` already.
+    pub fn apps_extension(mut self) -> Self {
+        self.offers.apps = true;
         self
     }
 

@@ -139,6 +139,15 @@
 //! task's status message. Records live in a [`TaskStore`] held by the server, so a task outlives
 //! the connection that started it. See [`tasks`].
 //!
+//! ## MCP Apps
+//!
+//! A tool may come with an HTML view the host renders in a sandboxed iframe (the
+//! `io.modelcontextprotocol/ui` extension): [`ServerBuilder::app`] registers the tool, its
+//! `ui://` view resource and their `_meta.ui` in one call, and declares the extension in both
+//! eras. The tool's result is what every client gets, so a client without the extension still
+//! has a useful answer; [`Context::client_supports_apps`] says whether this one renders views.
+//! See [`App`].
+//!
 //! ## Cargo features
 //!
 //! - `schemars` (default): tool input and output schemas derived from Rust types.
@@ -158,6 +167,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
 
+mod app;
 pub mod auth;
 mod builder;
 mod completion;
@@ -185,6 +195,7 @@ pub mod tasks;
 mod tool;
 mod uri_template;
 
+pub use app::{App, DEFAULT_VIEW_TTL};
 pub use completion::{complete_from, CompletionRequest, IntoCompletion};
 pub use context::{Context, ToolContext};
 pub use error::{ServerError, ToolError};

@@ -39,6 +39,8 @@ pub(crate) struct Offers {
     pub(crate) resources: ResourceService,
     pub(crate) prompts: PromptService,
     pub(crate) completions: CompletionService,
+    /// The server declares the MCP Apps extension (it has an app, or forwards apps).
+    pub(crate) apps: bool,
 }
 
 /// How a server behaves: paging, limits, shutdown, logging and versions.
@@ -476,14 +478,19 @@ impl Server {
         version: ProtocolVersion,
     ) -> (ServerCapabilities, Advertised) {
         let a = self.advertised();
-        capabilities_from(
+        let (mut caps, advertised) = capabilities_from(
             a.tools,
             a.tasks,
             a.resources,
             a.prompts,
             a.completions,
             version,
-        )
+        );
+        if self.inner.offers.apps {
+            let extensions = caps.extensions.get_or_insert_with(Default::default);
+            extensions.extend(mcp_proto::schema::apps_extension_map());
+        }
+        (caps, advertised)
     }
 
     pub(crate) fn initialize_result(

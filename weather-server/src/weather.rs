@@ -5,13 +5,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use mcp_server::schema::apps_extension::UiToolMeta;
 use mcp_server::schema::{
     ElicitAction, ElicitParams, GetPromptResult, PromptMessage, ReadResourceResult,
     TextResourceContents, ToolAnnotations,
 };
 use mcp_server::schemars;
 use mcp_server::{
-    CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
+    App, CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
     ResourceRequest, ResourceTemplate, Server, ServerBuilder, ServerError, State, Structured, Tool,
     ToolError,
 };
@@ -25,6 +26,11 @@ use crate::watch::{self, Report, Summary};
 pub const CITIES_URI: &str = "weather://cities";
 /// The template of one city's current conditions.
 pub const CURRENT_TEMPLATE: &str = "weather://current/{city}";
+/// The weather app's view (MCP Apps): the current-conditions card and the forecast chart that
+/// get_weather and get_forecast render in hosts that show apps.
+pub const APP_URI: &str = "ui://weather/app.html";
+/// The view's HTML, one self-contained file (inline script and style, no network).
+const APP_HTML: &str = include_str!("weather_app.html");
 
 const INSTRUCTIONS: &str = "Weather for about 120 world cities. Use get_weather for current conditions \
 (temperature in °C, sky, humidity, wind), get_forecast for up to 7 days, watch_weather to follow a \
@@ -623,16 +629,25 @@ pub fn builder(provider: Provider) -> ServerBuilder<Arc<Provider>> {
         .default_log_level(LoggingLevel::Warning)
         // Cloned into every call: an Arc, so a clone is a count, whatever the provider holds.
         .state(Arc::new(provider))
-        .tool(
-            Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
-                .title("Current weather")
-                .annotations(weather_hints.clone()),
+        // Both weather tools render in the weather app where the host shows apps; every
+        // client still gets their text and structured results.
+        .app(
+            App::new(
+                Tool::new("get_weather", "Current weather in a city: temperature (°C), sky, humidity and wind.")
+                    .title("Current weather")
+                    .annotations(weather_hints.clone()),
+                APP_URI,
+                APP_HTML,
+            )
+            .view_title("Weather app", "Current conditions and a forecast chart, with a city picker")
+            .prefers_border(true),
             get_weather,
         )
         .tool(
             Tool::new("get_forecast", "Daily forecast for a city, 1 to 7 days: low/high °C, sky, chance of precipitation.")
                 .title("Forecast")
-                .annotations(weather_hints.clone()),
+                .annotations(weather_hints.clone())
+                .ui(UiToolMeta::view(APP_URI)),
             get_forecast,
         )
         .tool(

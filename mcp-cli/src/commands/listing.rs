@@ -54,6 +54,12 @@ pub async fn tools(source: &ConfigSource, only: Option<&str>, as_json: bool) -> 
                         map.insert("name".into(), t.exposed.clone().into());
                         map.insert("server".into(), t.server.clone().into());
                         map.insert("rawName".into(), t.tool.name.clone().into());
+                        if let Some(view) = t.view_uri() {
+                            map.insert("view".into(), view.into());
+                        }
+                        if t.app_only() {
+                            map.insert("appOnly".into(), true.into());
+                        }
                     }
                     def
                 })
@@ -67,7 +73,7 @@ pub async fn tools(source: &ConfigSource, only: Option<&str>, as_json: bool) -> 
                         t.exposed.clone(),
                         t.tool.name.clone(),
                         t.server.clone(),
-                        first_line(&t.description),
+                        format!("{}{}", app_mark(t), first_line(&t.description)),
                     ]
                 })
                 .collect();
@@ -76,6 +82,18 @@ pub async fn tools(source: &ConfigSource, only: Option<&str>, as_json: bool) -> 
     }
     hub.close().await;
     checked.map(|()| ExitCode::SUCCESS)
+}
+
+/// How `mcp tools` marks an MCP Apps tool: `[app only]` for one its view alone may call (kept
+/// from models), `[app]` for one with a view; nothing for the others.
+fn app_mark(tool: &mcp_hub::HubTool) -> &'static str {
+    if tool.app_only() {
+        "[app only] "
+    } else if tool.view_uri().is_some() {
+        "[app] "
+    } else {
+        ""
+    }
 }
 
 /// `mcp resources [SERVER]`: resources, then templates.

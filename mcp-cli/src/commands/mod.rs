@@ -101,6 +101,7 @@ pub async fn run(cli: Cli) -> ExitCode {
             let log = log_calls.as_deref().map(|path| (path, log_contents));
             proxy::proxy(&source, http.as_deref(), tool_search, log).await
         }
+        Command::Ui { port, no_open } => crate::ui::ui(&source, port, !no_open).await,
         Command::Login {
             server,
             headless,

@@ -36,6 +36,8 @@ pub async fn proxy(
     let options = HubOptions {
         input: input.upstream_input(),
         tool_search,
+        // Views pass through: every server hears that the proxy's clients may render them.
+        apps: true,
         on_call,
         ..HubOptions::default()
     };

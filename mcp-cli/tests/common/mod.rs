@@ -8,6 +8,7 @@
 mod hub_support;
 #[path = "../../../mcp-client/tests/common/mod.rs"]
 mod peers;
+pub mod ui;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,6 +20,72 @@ pub use peers::{bounded, node_modules};
 /// The `mcp` binary under test.
 pub fn mcp_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_mcp"))
+}
+
+/// `mcp --config CONFIG proxy` as a stdio server, run in `home` (also its `HOME`).
+pub fn proxy_stdio(home: &Path, config: &Path) -> mcp_client::StdioServerConfig {
+    mcp_client::StdioServerConfig::new(
+        mcp_bin().to_string_lossy(),
+        [
+            "--config".to_owned(),
+            config.to_string_lossy().into_owned(),
+            "proxy".to_owned(),
+        ],
+    )
+    .with_cwd(home)
+    .with_env("HOME", home.to_string_lossy())
+}
+
+/// `mcp --config CONFIG proxy --http 127.0.0.1:0` started in `home`, with the URL it printed
+/// (`None` when it printed none within 90 s). Stop it with [`stop_proxy`].
+pub fn spawn_http_proxy(home: &Path, config: &str) -> (std::process::Child, Option<String>) {
+    use std::io::BufRead;
+    let mut proxy = Command::new(mcp_bin())
+        .args(["--config", config, "proxy", "--http", "127.0.0.1:0"])
+        .current_dir(home)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start the proxy");
+    let stderr = proxy.stderr.take().expect("stderr");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Some(rest) = line.split("Streamable HTTP at ").nth(1) {
+                let url = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned();
+                let _ = tx.send(url);
+            }
+        }
+    });
+    let url = rx.recv_timeout(Duration::from_secs(90)).ok();
+    (proxy, url)
+}
+
+/// Stops a proxy from [`spawn_http_proxy`] with SIGTERM (it closes its servers, their process
+/// groups, first), killing it after 20 s; its exit status, `None` when it had to be killed.
+pub fn stop_proxy(mut proxy: std::process::Child) -> Option<std::process::ExitStatus> {
+    if let Some(pid) = rustix::process::Pid::from_raw(proxy.id() as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        match proxy.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            _ => {
+                let _ = proxy.kill();
+                return None;
+            }
+        }
+    }
 }
 
 /// What one run of `mcp` did.

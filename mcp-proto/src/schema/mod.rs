@@ -30,6 +30,7 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 /// The `_meta` map the spec allows on params, results and most objects.
 pub type Meta = JsonObject;
 
+pub mod apps_extension;
 pub mod completion;
 pub mod content;
 pub mod elicitation;
@@ -48,6 +49,10 @@ pub mod tasks;
 pub mod tasks_extension;
 pub mod tools;
 
+pub use apps_extension::{
+    apps_extension_map, declares_apps_extension, tool_is_app_only, AppsSettings, ToolVisibility,
+    UiResourceMeta, UiToolMeta, APPS_EXTENSION, APP_MIME_TYPE, UI_SCHEME,
+};
 pub use completion::*;
 pub use content::*;
 pub use elicitation::*;

@@ -423,9 +423,11 @@ pub async fn check_resources(client: &Client, city_count: usize) {
         .await
         .expect("resources/list");
     let resources: Vec<Value> = resources.iter().map(json_of).collect();
-    assert_eq!(resources.len(), 1, "{resources:?}");
-    assert_eq!(resources[0]["uri"], "weather://cities");
-    assert_eq!(resources[0]["mimeType"], "application/json");
+    assert_eq!(resources.len(), 2, "{resources:?}");
+    assert_eq!(resources[0]["uri"], "ui://weather/app.html");
+    assert_eq!(resources[0]["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(resources[1]["uri"], "weather://cities");
+    assert_eq!(resources[1]["mimeType"], "application/json");
 
     let templates = bounded(20, "templates", client.list_resource_templates())
         .await
