@@ -35,7 +35,9 @@ use super::{App, HttpConfig, HttpError, SessionFactory};
 
 /// Streamable HTTP (both eras, with sessions or stateless) and the legacy HTTP+SSE transport as
 /// one tower [`Service`] over `http::Request<B>` for any request body `B`. Clones share
-/// everything (sessions, limits, shutdown); it is `Send + Sync`.
+/// everything (sessions, limits, shutdown); it is `Send + Sync`. It assumes nothing of the
+/// host's connections (HTTP/1.1 or HTTP/2 alike): each 2026-07-28 request is served on a
+/// session of its own, closed when its response is over.
 ///
 /// Mounted under a prefix that the host strips (axum's `nest_service("/mcp", …)`), build it
 /// from [`HttpConfig::nested`] so the endpoint is the mount point itself and the URLs the
@@ -324,6 +326,50 @@ mod tests {
         assert_eq!(mcp.session_count(), 0);
         let late = mcp.call(post("/", INITIALIZE)).await.expect("infallible");
         assert_eq!(late.status(), hyper::StatusCode::SERVICE_UNAVAILABLE);
+    }
+
+    /// A request's response, read whole.
+    async fn read(response: Response<ResponseBody>) -> (hyper::StatusCode, String) {
+        let status = response.status();
+        let body = response.into_body().collect().await.expect("body");
+        (
+            status,
+            String::from_utf8_lossy(&body.to_bytes()).into_owned(),
+        )
+    }
+
+    #[tokio::test]
+    async fn requests_in_flight_finish_within_the_grace_period() {
+        let server = crate::Server::builder("t", "1.0.0")
+            .tool(
+                crate::Tool::new("slow", "Answers after 300 ms"),
+                |_: crate::Context| async {
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    "finished"
+                },
+            )
+            .build();
+        let mut mcp = server
+            .http_service(HttpConfig::nested("/mcp"))
+            .expect("a service");
+        let opened = mcp.call(post("/", INITIALIZE)).await.expect("infallible");
+        let session = opened.headers()["mcp-session-id"].clone();
+        drop(opened);
+        const CALL: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{}}}"#;
+        let mut call = post("/", CALL);
+        call.headers_mut().insert("mcp-session-id", session);
+        let mut caller = mcp.clone();
+        let in_flight =
+            tokio::spawn(async move { read(caller.call(call).await.expect("infallible")).await });
+        // The call has reached the tool before the shutdown starts.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::timeout(Duration::from_secs(3), mcp.shutdown())
+            .await
+            .expect("the shutdown ends when the call has");
+        let (status, body) = in_flight.await.expect("the call's task");
+        assert_eq!(status, hyper::StatusCode::OK, "{body}");
+        assert!(body.contains("finished"), "{body}");
+        assert_eq!(mcp.session_count(), 0);
     }
 
     #[test]
