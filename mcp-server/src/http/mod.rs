@@ -45,6 +45,7 @@ mod legacy_sse;
 mod listener;
 mod mirrored_headers;
 mod modern;
+mod modern_pool;
 mod request_body;
 mod security;
 mod service;
@@ -84,6 +85,7 @@ use crate::auth::AuthIdentity;
 use crate::event_store::{EventLimits, EventStore};
 use crate::session_store::{SessionRelay, SessionStore};
 use modern::ConnectionSession;
+use modern_pool::ModernPool;
 use request_body::RequestBody;
 use security::HostGuard;
 use service::Lifecycle;
@@ -431,6 +433,8 @@ pub(crate) struct App {
     /// The endpoint as clients see it (the mount path, then the endpoint).
     pub(crate) public_endpoint: String,
     pub(crate) lifecycle: Lifecycle,
+    /// The idle 2026-07-28 sessions mounted requests borrow.
+    pub(crate) modern_pool: Arc<ModernPool>,
 }
 
 impl App {
@@ -455,6 +459,7 @@ impl App {
             factory,
             public_endpoint: config.public_endpoint(),
             lifecycle: Lifecycle::default(),
+            modern_pool: Arc::default(),
             config,
         });
         if let Some(relay) = &app.config.session_relay {

@@ -36,8 +36,9 @@ use super::{App, HttpConfig, HttpError, SessionFactory};
 /// Streamable HTTP (both eras, with sessions or stateless) and the legacy HTTP+SSE transport as
 /// one tower [`Service`] over `http::Request<B>` for any request body `B`. Clones share
 /// everything (sessions, limits, shutdown); it is `Send + Sync`. It assumes nothing of the
-/// host's connections (HTTP/1.1 or HTTP/2 alike): each 2026-07-28 request is served on a
-/// session of its own, closed when its response is over.
+/// host's connections (HTTP/1.1 or HTTP/2 alike): each 2026-07-28 request borrows an idle
+/// session of the principal it comes from, or starts one, and gives it back when its response
+/// is over.
 ///
 /// Mounted under a prefix that the host strips (axum's `nest_service("/mcp", …)`), build it
 /// from [`HttpConfig::nested`] so the endpoint is the mount point itself and the URLs the
@@ -58,7 +59,7 @@ use super::{App, HttpConfig, HttpError, SessionFactory};
 pub struct HttpService {
     app: Arc<App>,
     /// The standalone server's connection this clone serves (its 2026-07-28 session); a
-    /// mounted service sees no connections and serves each such request on a session of its own.
+    /// mounted service sees no connections, and its requests borrow sessions from a pool.
     connection: Option<Arc<ConnectionSession>>,
 }
 
@@ -141,8 +142,8 @@ impl HttpService {
         let connection = match &self.connection {
             Some(connection) => connection,
             None => {
-                // Closed when the response is over, cancelling what its client gave up on.
-                own = Arc::new(ConnectionSession::default());
+                // Given back when the response is over (or closed, when its client gave up).
+                own = Arc::new(ConnectionSession::borrowing(self.app.modern_pool.clone()));
                 guard.connection = Some(own.clone());
                 &own
             }
@@ -173,8 +174,8 @@ where
     }
 }
 
-/// Held by a request until its response is over: counts it in flight, and keeps a mounted
-/// request's 2026-07-28 session open.
+/// Held by a request until its response is over: counts it in flight, and keeps the 2026-07-28
+/// session a mounted request borrowed.
 pub(crate) struct RequestGuard {
     in_flight: Arc<InFlight>,
     connection: Option<Arc<ConnectionSession>>,
@@ -267,6 +268,7 @@ pub(crate) async fn keep(app: std::sync::Weak<App>, every: Duration) {
         let in_flight = &app.lifecycle.in_flight;
         in_flight.drained(app.config.shutdown_grace).await;
         app.sessions.close_all();
+        app.modern_pool.close();
         in_flight.drained(Duration::from_millis(500)).await;
         // Sessions a request still in flight made after the first close.
         app.sessions.close_all();
@@ -370,6 +372,65 @@ mod tests {
         assert_eq!(status, hyper::StatusCode::OK, "{body}");
         assert!(body.contains("finished"), "{body}");
         assert_eq!(mcp.session_count(), 0);
+    }
+
+    /// A 2026-07-28 `tools/call` of `whoami`, as `subject` when given.
+    fn modern_whoami(subject: Option<&str>) -> Request<Full<Bytes>> {
+        const CALL: &str = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"0"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let mut request = post("/", CALL);
+        for (name, value) in [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "whoami"),
+        ] {
+            request
+                .headers_mut()
+                .insert(name, hyper::header::HeaderValue::from_static(value));
+        }
+        if let Some(subject) = subject {
+            let identity = crate::auth::AuthIdentity::new(subject, "https://issuer.invalid");
+            request.extensions_mut().insert(identity);
+        }
+        request
+    }
+
+    #[tokio::test]
+    async fn modern_requests_borrow_idle_sessions_of_their_own_principal() {
+        let server = crate::Server::builder("t", "1.0.0")
+            .tool(
+                crate::Tool::new("whoami", "Names the caller"),
+                |ctx: crate::Context| async move {
+                    let subject = ctx.auth().and_then(|i| i.subject.clone());
+                    subject.unwrap_or_else(|| "nobody".into())
+                },
+            )
+            .build();
+        let started = Arc::new(AtomicUsize::new(0));
+        let count = started.clone();
+        let mut mcp = service(HttpConfig::nested("/mcp"), move |transport| {
+            count.fetch_add(1, Ordering::SeqCst);
+            crate::http::serve_session(&server, transport)
+        })
+        .expect("a service");
+        let mut expect = |who: Option<&'static str>, sessions: usize| {
+            let call = mcp.call(modern_whoami(who));
+            let started = started.clone();
+            async move {
+                let (status, body) = read(call.await.expect("infallible")).await;
+                assert_eq!(status, hyper::StatusCode::OK, "{body}");
+                assert!(body.contains(who.unwrap_or("nobody")), "{who:?}: {body}");
+                assert_eq!(started.load(Ordering::SeqCst), sessions, "{who:?}");
+            }
+        };
+        expect(Some("alice"), 1).await;
+        expect(Some("alice"), 1).await;
+        expect(Some("bob"), 2).await;
+        expect(Some("alice"), 2).await;
+        expect(None, 3).await;
+        expect(Some("bob"), 3).await;
+        assert_eq!(mcp.app.modern_pool.len(), 3);
+        mcp.shutdown().await;
+        assert_eq!(mcp.app.modern_pool.len(), 0);
     }
 
     #[test]
