@@ -1,6 +1,6 @@
 //! README's server and client are the examples that compile: each Rust block of README.md must
 //! be, token for token (white space aside), the code of `mcp-server/examples/minimal.rs` and
-//! `mcp-client/examples/minimal.rs` below their doc comments.
+//! `mcp-client/examples/first_call.rs` below their doc comments.
 
 use std::path::Path;
 
@@ -44,7 +44,7 @@ fn readme_blocks_are_the_minimal_examples() {
     assert_eq!(blocks.len(), 2, "README has a server and a client block");
     for (block, example) in blocks.iter().zip([
         "mcp-server/examples/minimal.rs",
-        "mcp-client/examples/minimal.rs",
+        "mcp-client/examples/first_call.rs",
     ]) {
         assert_eq!(
             tokens(block),

@@ -16,8 +16,7 @@ use crate::resource::{
     list_fn, read_fn, IntoReadResult, ProviderEntry, Resource, ResourceRequest, ResourceTemplate,
 };
 use crate::server::{Offers, RootsHook, Server, ServerOptions, SharedParts};
-#[cfg(feature = "redis")]
-use crate::shared::{RedisConfig, RedisHandle, StateBackend};
+use crate::shared::{InProcess, StateBackend};
 use crate::tasks::{TaskOptions, TaskStore};
 use crate::tool::{IntoToolResult, Tool};
 
@@ -31,8 +30,7 @@ pub struct ServerBuilder<S = ()> {
     on_roots_list_changed: Option<RootsHook>,
     seal_key: Option<SealKey>,
     task_store: Option<Arc<dyn TaskStore>>,
-    #[cfg(feature = "redis")]
-    backend: StateBackend,
+    backend: Arc<dyn StateBackend>,
     errors: Vec<String>,
     state: S,
 }
@@ -48,8 +46,7 @@ impl ServerBuilder {
             on_roots_list_changed: None,
             seal_key: None,
             task_store: None,
-            #[cfg(feature = "redis")]
-            backend: StateBackend::Memory,
+            backend: Arc::new(InProcess),
             errors: Vec::new(),
             state: (),
         }
@@ -68,7 +65,6 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             on_roots_list_changed: self.on_roots_list_changed,
             seal_key: self.seal_key,
             task_store: self.task_store,
-            #[cfg(feature = "redis")]
             backend: self.backend,
             errors: self.errors,
             state,
@@ -242,28 +238,21 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Where task records are kept (default: a `RedisTaskStore` when state is shared through
-    /// Redis, else a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10 000 records).
+    /// Where task records are kept (default: the [`shared_state`](Self::shared_state) backend's
+    /// store, else a [`MemoryTaskStore`](crate::tasks::MemoryTaskStore) of 10 000 records).
     pub fn task_store(mut self, store: impl TaskStore) -> Self {
         self.task_store = Some(Arc::new(store));
         self
     }
 
-    /// Where state shared by replicas lives (default [`StateBackend::Memory`]: in this process).
-    /// With Redis, `/readyz` reports whether Redis answers, and the shared stores use it.
-    /// Only with the `redis` feature.
-    #[cfg(feature = "redis")]
-    pub fn shared_state(mut self, backend: StateBackend) -> Self {
-        self.backend = backend;
+    /// Where the state replicas share lives (default [`InProcess`]: in this process): task
+    /// records, 2025-era HTTP sessions with their resumable events, the change bus between
+    /// replicas, and what `/readyz` reports. One call gives every store: e.g.
+    /// `mcp_server_redis::RedisBackend` keeps them all in one Redis. See
+    /// [`shared`](crate::shared).
+    pub fn shared_state(mut self, backend: impl StateBackend) -> Self {
+        self.backend = Arc::new(backend);
         self
-    }
-
-    /// Shares state with other replicas through Redis at `url` (keys under `mcp:`; see
-    /// [`shared_state`](Self::shared_state) with a [`RedisConfig`] to change that). Only with
-    /// the `redis` feature.
-    #[cfg(feature = "redis")]
-    pub fn redis(self, url: impl Into<String>) -> Self {
-        self.shared_state(StateBackend::Redis(RedisConfig::new(url)))
     }
 
     /// How long tasks are kept and how often clients should poll them.
@@ -285,22 +274,10 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Builds the server, or says which registration was invalid (a bad URI template, a bad
-    /// Redis URL).
+    /// Builds the server, or says which registration was invalid (a bad URI template).
     pub fn try_build(self) -> Result<Server, ServerError> {
-        #[cfg(feature = "redis")]
-        let (redis, redis_error) = match &self.backend {
-            StateBackend::Memory => (None, None),
-            StateBackend::Redis(config) => match RedisHandle::new(config.clone()) {
-                Ok(handle) => (Some(handle), None),
-                Err(e) => (None, Some(e.to_string())),
-            },
-        };
-        #[cfg(not(feature = "redis"))]
-        let redis_error: Option<String> = None;
-        let errors: Vec<String> = self.errors.into_iter().chain(redis_error).collect();
-        if !errors.is_empty() {
-            return Err(ServerError::InvalidParams(errors.join("; ")));
+        if !self.errors.is_empty() {
+            return Err(ServerError::InvalidParams(self.errors.join("; ")));
         }
         Ok(Server::assemble(
             self.info,
@@ -311,13 +288,12 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
             SharedParts {
                 seal_key: self.seal_key,
                 task_store: self.task_store,
-                #[cfg(feature = "redis")]
-                redis,
+                backend: self.backend,
             },
         ))
     }
 
-    /// Builds the server. Panics on an invalid URI template or Redis URL, errors that
+    /// Builds the server. Panics on an invalid URI template, an error that
     /// [`try_build`](Self::try_build) reports instead.
     pub fn build(self) -> Server {
         match self.try_build() {

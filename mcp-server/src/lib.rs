@@ -146,14 +146,16 @@
 //! - `schemars` (default): tool input and output schemas derived from Rust types.
 //! - `oauth` (default): token verifiers that ask an OAuth authorization server (JWKS,
 //!   introspection) over HTTPS; without it, bring your own [`auth::TokenVerifier`].
-//! - `redis` (off): state shared by replicas behind a load balancer, in Redis:
-//!   `ServerBuilder::redis`, `shared::StateBackend` and `shared::RedisConfig`, the Redis
-//!   session, event and task stores, the change bus between replicas. Off by default because a
-//!   server whose state lives in its own process (stdio, one HTTP replica) needs none of it and
-//!   should not build the Redis client and its dependencies (41 crates). The traits
-//!   ([`session_store::SessionStore`], [`event_store::EventStore`], [`TaskStore`]), their
-//!   in-memory implementations and `/healthz`/`/readyz` are there either way.
 //! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
+//!
+//! ## Replicas behind a load balancer
+//!
+//! State that must outlive a process or be seen by every replica sits behind traits with
+//! in-memory defaults: [`TaskStore`], [`session_store::SessionStore`],
+//! [`event_store::EventStore`], [`session_store::SessionRelay`] and the change bus
+//! [`shared::ReplicaBus`], gathered by one [`shared::StateBackend`] given to
+//! [`ServerBuilder::shared_state`]. The `mcp-server-redis` crate implements them all on Redis;
+//! this crate has no Redis code.
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]

@@ -19,8 +19,6 @@ use serde_json::value::RawValue;
 pub use crate::builder::ServerBuilder;
 use crate::error::ServerError;
 use crate::event_store::EventLimits;
-#[cfg(feature = "redis")]
-use crate::event_store::RedisEventStore;
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
@@ -28,18 +26,9 @@ use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
 use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
-#[cfg(feature = "redis")]
-use crate::session_store::{RedisSessionRelay, RedisSessionStore};
 use crate::session_store::{SessionMirror, StoreLink};
-#[cfg(feature = "redis")]
-use crate::shared::bus::RedisBus;
-use crate::shared::bus::{BusEvent, NoBus, ReplicaBus};
-#[cfg(feature = "redis")]
-use crate::shared::RedisHandle;
-use crate::shared::SharedStateError;
+use crate::shared::{BusEvent, NoBus, NotReady, ReplicaBus, StateBackend};
 use crate::stdio::StdioTransport;
-#[cfg(feature = "redis")]
-use crate::tasks::RedisTaskStore;
 use crate::tasks::{MemoryTaskStore, TaskOptions, TaskStore, Tasks};
 use crate::tool::{IntoToolResult, Tool};
 
@@ -97,12 +86,11 @@ impl Default for ServerOptions {
     }
 }
 
-/// What replicas may share: the request-state key, the task store, Redis.
+/// What replicas may share: the request-state key, the task store, the state backend.
 pub(crate) struct SharedParts {
     pub(crate) seal_key: Option<SealKey>,
     pub(crate) task_store: Option<Arc<dyn TaskStore>>,
-    #[cfg(feature = "redis")]
-    pub(crate) redis: Option<RedisHandle>,
+    pub(crate) backend: Arc<dyn StateBackend>,
 }
 
 /// Called when a client's roots change.
@@ -125,11 +113,10 @@ struct ServerInner {
     sessions: Mutex<Vec<Weak<SessionState>>>,
     on_roots_list_changed: Option<RootsHook>,
     tasks: Arc<Tasks>,
-    /// Redis, when state is shared with other replicas.
-    #[cfg(feature = "redis")]
-    redis: Option<RedisHandle>,
+    /// Where state shared with other replicas lives ([`InProcess`](crate::shared::InProcess)
+    /// when there are none).
+    backend: Arc<dyn StateBackend>,
     /// What carries changes to the other replicas; started on first use inside a runtime.
-    #[cfg(feature = "redis")]
     bus: OnceLock<Arc<dyn ReplicaBus>>,
     /// Where this server's HTTP sessions are shared with other replicas, once it serves HTTP
     /// with a session store and an event store.
@@ -169,15 +156,9 @@ impl Server {
         let SharedParts {
             seal_key,
             task_store,
-            #[cfg(feature = "redis")]
-            redis,
+            backend,
         } = shared;
-        #[cfg(feature = "redis")]
-        let task_store = task_store.or_else(|| {
-            redis
-                .as_ref()
-                .map(|redis| Arc::new(RedisTaskStore::new(redis.clone())) as Arc<dyn TaskStore>)
-        });
+        let task_store = task_store.or_else(|| backend.task_store());
         let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
         let tasks = Tasks::new(task_store, options.tasks.clone());
         // An `Implementation` always serializes (its map keys are strings).
@@ -203,9 +184,7 @@ impl Server {
                 sessions: Mutex::new(Vec::new()),
                 on_roots_list_changed,
                 tasks,
-                #[cfg(feature = "redis")]
-                redis,
-                #[cfg(feature = "redis")]
+                backend,
                 bus: OnceLock::new(),
                 shared_sessions: OnceLock::new(),
             }),
@@ -227,64 +206,42 @@ impl Server {
         &self.inner.options
     }
 
-    /// The Redis handle state is shared through, when the server was built with one
-    /// ([`ServerBuilder::redis`]). Only with the `redis` feature.
-    #[cfg(feature = "redis")]
-    pub fn redis(&self) -> Option<&RedisHandle> {
-        self.inner.redis.as_ref()
-    }
-
     /// Whether the server can serve requests now: always, unless its shared state is
     /// unreachable (what `/readyz` reports).
-    pub async fn ready(&self) -> Result<(), SharedStateError> {
+    pub async fn ready(&self) -> Result<(), NotReady> {
         self.bus();
-        #[cfg(feature = "redis")]
-        if let Some(redis) = &self.inner.redis {
-            return redis.ready().await;
-        }
-        Ok(())
+        self.inner.backend.ready().await
     }
 
-    /// The bus to the other replicas: none, as there is no Redis (the `redis` feature is off).
-    #[cfg(not(feature = "redis"))]
-    pub(crate) fn bus(&self) -> &dyn ReplicaBus {
-        static NONE: NoBus = NoBus;
-        &NONE
-    }
-
-    /// The bus to the other replicas: none without Redis; with Redis, started on first use
-    /// (a runtime is needed), its subscriber handing their events to this server.
-    #[cfg(feature = "redis")]
+    /// The bus to the other replicas: none in one process; with a shared backend, started on
+    /// first use (a runtime is needed), its subscriber handing their events to this server.
     pub(crate) fn bus(&self) -> &dyn ReplicaBus {
         static NONE: NoBus = NoBus;
         if let Some(bus) = self.inner.bus.get() {
             return bus.as_ref();
         }
-        let Some(redis) = &self.inner.redis else {
-            return &NONE;
-        };
         if tokio::runtime::Handle::try_current().is_err() {
             return &NONE;
         }
         let bus = self.inner.bus.get_or_init(|| {
             let server = Arc::downgrade(&self.inner);
-            let replica = crate::http::new_random_id()
-                .map(String::from)
-                .unwrap_or_else(|_| format!("pid-{}", std::process::id()));
             let deliver = Arc::new(move |event: BusEvent| {
                 if let Some(inner) = server.upgrade() {
                     Server { inner }.on_bus_event(event);
                 }
             });
-            let bus: Arc<dyn ReplicaBus> = Arc::new(RedisBus::start(redis, replica, deliver));
-            self.inner.tasks.set_bus(bus.clone());
-            bus
+            match self.inner.backend.start_bus(deliver) {
+                Some(bus) => {
+                    self.inner.tasks.set_bus(bus.clone());
+                    bus
+                }
+                None => Arc::new(NoBus),
+            }
         });
         bus.as_ref()
     }
 
     /// What another replica told this one.
-    #[cfg(feature = "redis")]
     fn on_bus_event(&self, event: BusEvent) {
         match event {
             BusEvent::ResourceUpdated { uri } => self.resource_updated_here(&uri),
@@ -365,11 +322,10 @@ impl Server {
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
-    /// `config`, with the stores Redis provides when the server has Redis, and this server
+    /// `config`, with the stores the shared-state backend provides, and this server
     /// remembering the session and event stores it serves 2025-era sessions from.
     fn share_sessions(&self, config: crate::http::HttpConfig) -> crate::http::HttpConfig {
-        #[cfg(feature = "redis")]
-        let config = self.with_redis_stores(config);
+        let config = self.with_backend_stores(config);
         if let (Some(sessions), Some(events)) = (&config.session_store, &config.event_store) {
             let _ = self.inner.shared_sessions.set(SharedSessions {
                 sessions: sessions.clone(),
@@ -383,23 +339,23 @@ impl Server {
         config
     }
 
-    /// With Redis configured, `config` with 2025-era sessions and their standalone streams kept
-    /// there (unless it names stores of its own, or serves statelessly).
-    #[cfg(feature = "redis")]
-    fn with_redis_stores(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
-        if let (Some(redis), false, None) = (self.redis(), config.stateless, &config.session_store)
-        {
-            let lease = redis.config().session_lease;
-            config.session_store = Some(Arc::new(RedisSessionStore::with_lease(
-                redis.clone(),
-                lease,
-            )));
-            if config.event_store.is_none() {
-                config.event_store = Some(Arc::new(RedisEventStore::start(redis.clone())));
-            }
-            if config.session_relay.is_none() {
-                config.session_relay = Some(Arc::new(RedisSessionRelay::new(redis.clone())));
-            }
+    /// `config` with 2025-era sessions, their streams and relayed messages kept where the
+    /// shared-state backend says (unless it names a session store of its own, or serves
+    /// statelessly).
+    fn with_backend_stores(&self, mut config: crate::http::HttpConfig) -> crate::http::HttpConfig {
+        if config.stateless || config.session_store.is_some() {
+            return config;
+        }
+        let backend = &self.inner.backend;
+        let Some(sessions) = backend.session_store() else {
+            return config;
+        };
+        config.session_store = Some(sessions);
+        if config.event_store.is_none() {
+            config.event_store = backend.event_store();
+        }
+        if config.session_relay.is_none() {
+            config.session_relay = backend.session_relay();
         }
         config
     }
@@ -639,7 +595,7 @@ impl Server {
     }
 
     /// Tells every client subscribed to `uri` that it changed (`notifications/resources/updated`),
-    /// on every replica when state is shared through Redis.
+    /// on every replica when state is shared ([`ServerBuilder::shared_state`]).
     pub fn notify_resource_updated(&self, uri: &str) {
         self.resource_updated_here(uri);
         self.resource_updated_shared(uri);

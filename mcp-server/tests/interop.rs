@@ -3,6 +3,8 @@
 //! progress and logging. Peers come from `scripts/interop-setup.sh`; without them the tests
 //! skip, unless `MCP_INTEROP_REQUIRED=1`.
 
+mod fixture;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -62,7 +64,7 @@ async fn typescript_sdk_client() {
     command
         .arg(driver("ts_client.mjs"))
         .arg(node_modules)
-        .arg(env!("CARGO_BIN_EXE_mcp-test-server"));
+        .arg(fixture::test_server().await);
     run(command).await;
 }
 
@@ -74,6 +76,6 @@ async fn python_sdk_client() {
     let mut command = Command::new(python);
     command
         .arg(driver("py_client.py"))
-        .arg(env!("CARGO_BIN_EXE_mcp-test-server"));
+        .arg(fixture::test_server().await);
     run(command).await;
 }

@@ -1,5 +1,7 @@
 //! The test server binary spawned as a child and driven with raw NDJSON lines.
 
+mod fixture;
+
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -16,8 +18,8 @@ struct ChildServer {
 }
 
 impl ChildServer {
-    fn spawn() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-test-server"))
+    async fn spawn() -> Self {
+        let mut child = Command::new(fixture::test_server().await)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -81,7 +83,7 @@ impl ChildServer {
 
 #[tokio::test]
 async fn malformed_json_gets_parse_error_and_the_session_goes_on() {
-    let mut server = ChildServer::spawn();
+    let mut server = ChildServer::spawn().await;
     server
         .send_line(r#"{"jsonrpc":"2.0","id":1,"method":"#)
         .await;
@@ -94,7 +96,7 @@ async fn malformed_json_gets_parse_error_and_the_session_goes_on() {
 
 #[tokio::test]
 async fn unknown_method_and_request_before_initialize() {
-    let mut server = ChildServer::spawn();
+    let mut server = ChildServer::spawn().await;
     let early = server.request(1, "tools/list", json!({})).await;
     assert_eq!(early["error"]["code"], -32600, "{early}");
     server.initialize("2025-11-25").await;
@@ -108,7 +110,7 @@ async fn unknown_method_and_request_before_initialize() {
 
 #[tokio::test]
 async fn batch_is_served_under_2025_03_26_only() {
-    let mut server = ChildServer::spawn();
+    let mut server = ChildServer::spawn().await;
     server.initialize("2025-03-26").await;
     server
         .send_line(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"x","progress":1}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"in a batch"}}}]"#)
@@ -121,7 +123,7 @@ async fn batch_is_served_under_2025_03_26_only() {
     assert_eq!(items[0]["id"], 1);
     assert_eq!(items[1]["result"]["content"][0]["text"], "in a batch");
 
-    let mut modern = ChildServer::spawn();
+    let mut modern = ChildServer::spawn().await;
     modern.initialize("2025-06-18").await;
     modern
         .send_line(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#)
@@ -133,7 +135,7 @@ async fn batch_is_served_under_2025_03_26_only() {
 
 #[tokio::test]
 async fn end_of_input_answers_what_was_in_flight_and_exits_zero() {
-    let mut server = ChildServer::spawn();
+    let mut server = ChildServer::spawn().await;
     server.initialize("2025-11-25").await;
     server
         .send_line(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{"steps":3,"delay_ms":100}}}"#)

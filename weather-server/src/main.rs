@@ -231,7 +231,16 @@ async fn run(args: Args) -> ExitCode {
     } else {
         Provider::embedded(args.clock)
     };
-    let mut builder = weather::builder(provider.clone()).shared_state(args.replicas.backend());
+    let mut builder = weather::builder(provider.clone());
+    if let Some(config) = args.replicas.redis() {
+        match mcp_server_redis::RedisBackend::open(config) {
+            Ok(backend) => builder = builder.shared_state(backend),
+            Err(e) => {
+                eprintln!("weather-server: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     match args.replicas.state_key() {
         Ok(Some(key)) => builder = builder.request_state_key(key),
         Ok(None) => {}

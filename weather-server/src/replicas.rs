@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use mcp_server::shared::{RedisConfig, StateBackend};
+use mcp_server_redis::RedisConfig;
 
 /// The shortest state key accepted, in bytes.
 const MIN_KEY_BYTES: usize = 32;
@@ -65,11 +65,9 @@ impl ReplicaArgs {
         self
     }
 
-    /// Where shared state lives: Redis when a URL was given, else this process.
-    pub fn backend(&self) -> StateBackend {
-        let Some(url) = &self.redis_url else {
-            return StateBackend::Memory;
-        };
+    /// Where shared state lives: the Redis a URL was given for, else (`None`) this process.
+    pub fn redis(&self) -> Option<RedisConfig> {
+        let url = self.redis_url.as_ref()?;
         let mut config = RedisConfig::new(url.clone())
             .key_prefix(self.redis_prefix.as_deref().unwrap_or("mcp:weather:"));
         if let Some(timeout) = self.redis_timeout {
@@ -78,7 +76,7 @@ impl ReplicaArgs {
         if let Some(lease) = self.session_lease {
             config = config.session_lease(lease);
         }
-        StateBackend::Redis(config)
+        Some(config)
     }
 
     /// The request-state key, if one was given: hex, or the path of a file holding hex or raw
@@ -153,19 +151,15 @@ mod tests {
         let mut args = ReplicaArgs::default();
         assert!(args.take("--redis", || Ok("redis://a:1".into())).unwrap());
         assert!(args.take("--session-lease", || Ok("0".into())).unwrap());
-        match args.backend() {
-            StateBackend::Redis(c) => assert_eq!(c.session_lease, Duration::ZERO),
-            StateBackend::Memory => panic!("redis expected"),
-        }
+        let c = args.redis().expect("redis expected");
+        assert_eq!(c.session_lease, Duration::ZERO);
         let bad = args.take("--session-lease", || Ok("-1".into()));
         assert!(bad.unwrap_err().contains("--session-lease"));
-        match ReplicaArgs::default()
+        let c = ReplicaArgs::default()
             .with_env(|_| Some("redis://a:1".into()))
-            .backend()
-        {
-            StateBackend::Redis(c) => assert_eq!(c.session_lease, Duration::from_secs(1)),
-            StateBackend::Memory => panic!("redis expected"),
-        }
+            .redis()
+            .expect("redis expected");
+        assert_eq!(c.session_lease, Duration::from_secs(1));
     }
 
     #[test]
@@ -178,16 +172,9 @@ mod tests {
             "MCP_REDIS_PREFIX" => Some("p:".into()),
             _ => None,
         });
-        match args.backend() {
-            StateBackend::Redis(c) => {
-                assert_eq!(c.url, "redis://a:1");
-                assert_eq!(c.key_prefix, "p:");
-            }
-            StateBackend::Memory => panic!("redis expected"),
-        }
-        assert!(matches!(
-            ReplicaArgs::default().with_env(|_| None).backend(),
-            StateBackend::Memory
-        ));
+        let c = args.redis().expect("redis expected");
+        assert_eq!(c.url, "redis://a:1");
+        assert_eq!(c.key_prefix, "p:");
+        assert!(ReplicaArgs::default().with_env(|_| None).redis().is_none());
     }
 }

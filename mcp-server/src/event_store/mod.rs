@@ -1,6 +1,7 @@
 //! Where the resumable SSE events of 2025-era sessions live when several replicas serve them:
 //! the [`EventStore`] trait, [`MemoryEventStore`] (replicas in one process, as tests run them)
-//! and `RedisEventStore` (replicas behind a load balancer; the `redis` feature).
+//! and, in other crates, stores shared by replicas behind a load balancer (`mcp-server-redis`
+//! keeps them in Redis streams).
 //!
 //! A session's standalone (GET) stream is kept in the store: whichever replica produces a
 //! message for it appends it there, and the replica holding the client's GET connection reads
@@ -15,8 +16,6 @@
 //! request, so the client is told instead of waiting for ever.
 
 mod memory;
-#[cfg(feature = "redis")]
-mod redis;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,8 +24,6 @@ use bytes::Bytes;
 use tokio::sync::Notify;
 
 pub use memory::MemoryEventStore;
-#[cfg(feature = "redis")]
-pub use redis::RedisEventStore;
 
 pub use crate::session_store::StoreFuture;
 
@@ -85,7 +82,7 @@ pub enum StreamState {
 /// Why an event store failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EventStoreError {
-    /// The store did not answer (Redis down, a timeout).
+    /// The store did not answer (a remote store down, a timeout).
     #[error("the event store is unavailable: {0}")]
     Unavailable(String),
 }
@@ -101,8 +98,16 @@ impl EventWatch {
         self.0.notified().await;
     }
 
-    pub(crate) fn fire(&self) {
+    /// Wakes the reader waiting in [`changed`](Self::changed): a store calls it after each
+    /// append to the watched stream.
+    pub fn fire(&self) {
         self.0.notify_one();
+    }
+
+    /// Whether a clone of this watch is held elsewhere (a store keeping watches by stream
+    /// drops those nobody reads any more).
+    pub fn is_watched(&self) -> bool {
+        Arc::strong_count(&self.0) > 1
     }
 }
 

@@ -1,6 +1,6 @@
 //! `/healthz` and `/readyz` for load balancers and orchestrators. `/healthz` says the process
 //! serves HTTP; `/readyz` also asks the [`SessionFactory`](super::SessionFactory) whether what
-//! requests need is reachable (a server's shared state in Redis), and answers 503 with a JSON
+//! requests need is reachable (a server's [shared state](crate::shared)), and answers 503 with a JSON
 //! body naming the failure when it is not.
 
 use hyper::header::{HeaderValue, CACHE_CONTROL};

@@ -1,165 +1,91 @@
-//! State shared by the replicas of one deployment: where it lives (`StateBackend`: in this
-//! process, the default, or in Redis), the `RedisHandle` every shared store and the change bus
-//! talk through, and [`SharedStateError`], what a shared store reports when it fails.
+//! State shared by the replicas of one deployment, and where it lives: a [`StateBackend`]
+//! provides the task store, the stores of 2025-era HTTP sessions, the change bus between
+//! replicas and the readiness `/readyz` reports.
 //!
-//! Without a backend, everything stays in-process as it always did. With
-//! `ServerBuilder::redis`, task records live in Redis (any replica answers `tasks/get`),
-//! `subscriptions/listen` hears changes made on every replica, and `/readyz` reports whether
-//! Redis answers. MRTR `requestState`s need no store: give every replica the same
+//! The default, [`InProcess`], keeps everything in this process as a single replica needs:
+//! a [`MemoryTaskStore`](crate::MemoryTaskStore), each session in the process that made it, no
+//! bus. Replicas behind a load balancer share one backend through
+//! [`ServerBuilder::shared_state`](crate::ServerBuilder::shared_state): then task records
+//! live there (any replica answers `tasks/get`), `subscriptions/listen` hears changes made on
+//! every replica, 2025-era sessions are served by any replica and `/readyz` reports whether
+//! the backend answers. The `mcp-server-redis` crate is such a backend, on Redis. MRTR
+//! `requestState`s need no store: give every replica the same
 //! [`request_state_key`](crate::ServerBuilder::request_state_key).
-//!
-//! Everything Redis here (`StateBackend`, `RedisConfig`, `RedisHandle`, `Subscription`,
-//! `PubSubMessage`, the `client` re-export) exists only with the `redis` feature, which is
-//! off by default so that a server keeping its state in-process does not build the Redis
-//! client.
 
-pub(crate) mod bus;
-#[cfg(feature = "redis")]
-mod redis;
-#[cfg(feature = "redis")]
-mod redis_bus;
+mod bus;
 
-use std::time::Duration;
+use std::sync::Arc;
 
-#[cfg(feature = "redis")]
-pub(crate) use self::redis::Listener;
-#[cfg(feature = "redis")]
-pub use self::redis::{PubSubMessage, RedisHandle, Subscription};
-/// The Redis client crate, re-exported so commands built for [`RedisHandle::query`] use the
-/// same version. Only with the `redis` feature.
-#[cfg(feature = "redis")]
-pub use ::redis as client;
+pub(crate) use self::bus::NoBus;
+pub use self::bus::{BusDelivery, BusEvent, ReplicaBus};
+use crate::event_store::EventStore;
+use crate::session_store::{SessionRelay, SessionStore, StoreFuture};
+use crate::tasks::TaskStore;
 
-/// Where state that must outlive a process or be seen by every replica lives. Only with the
-/// `redis` feature (without it, state always lives in the process).
-#[cfg(feature = "redis")]
-#[derive(Clone, Debug, Default)]
-pub enum StateBackend {
-    /// In this process (the default): one replica, state lost on restart.
-    #[default]
-    Memory,
-    /// In Redis, shared by every replica configured with the same URL and key prefix.
-    Redis(RedisConfig),
-}
-
-/// How to reach Redis and how to name keys there. Only with the `redis` feature.
-#[cfg(feature = "redis")]
-#[derive(Clone, Debug)]
-pub struct RedisConfig {
-    /// `redis://[user:password@]host:port[/db]` (or `rediss://`, `redis+unix://`).
-    pub url: String,
-    /// Prepended to every key and channel, so deployments (and tests) sharing one Redis never
-    /// see each other's state (default `mcp:`).
-    pub key_prefix: String,
-    /// The longest one command (or pipeline) may take, connecting included, before the
-    /// request that needed it fails (default 2 s).
-    pub command_timeout: Duration,
-    /// Messages of one subscription queued before the subscriber drops further ones (default
-    /// 1024).
-    pub subscription_queue: usize,
-    /// How long a replica serves a 2025-era session from the record it last read before asking
-    /// Redis again, unless told it changed (default 1 s; zero asks on every request; see
-    /// [`session_store`](crate::session_store)).
-    pub session_lease: Duration,
-}
-
-#[cfg(feature = "redis")]
-impl RedisConfig {
-    /// Redis at `url`, with the default prefix and timeouts.
-    pub fn new(url: impl Into<String>) -> Self {
-        RedisConfig {
-            url: url.into(),
-            key_prefix: "mcp:".into(),
-            command_timeout: Duration::from_secs(2),
-            subscription_queue: 1024,
-            session_lease: crate::session_store::RedisSessionStore::DEFAULT_LEASE,
-        }
+/// Where a server keeps the state its replicas share. Every method has a default meaning
+/// "in this process", so a backend implements only what it shares; the server asks each
+/// method at most once (see each for when).
+pub trait StateBackend: std::fmt::Debug + Send + Sync + 'static {
+    /// The store of task records, asked once when the server is built (a store set with
+    /// [`ServerBuilder::task_store`](crate::ServerBuilder::task_store) wins). `None`: a
+    /// [`MemoryTaskStore`](crate::MemoryTaskStore) of this process.
+    fn task_store(&self) -> Option<Arc<dyn TaskStore>> {
+        None
     }
 
-    /// The same config with keys and channels under `prefix`.
-    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.key_prefix = prefix.into();
-        self
+    /// The store of 2025-era HTTP sessions, asked when the server starts serving HTTP with
+    /// sessions and its [`HttpConfig`](crate::http::HttpConfig) names no session store.
+    /// `None`: each session lives in the process that made it.
+    fn session_store(&self) -> Option<Arc<dyn SessionStore>> {
+        None
     }
 
-    /// The same config with a different per-command timeout.
-    pub fn command_timeout(mut self, timeout: Duration) -> Self {
-        self.command_timeout = timeout;
-        self
+    /// The store of those sessions' resumable SSE events, asked (inside a tokio runtime) when
+    /// [`session_store`](Self::session_store) gave one and the config names no event store.
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        None
     }
 
-    /// The same config with 2025-era session leases of `lease` (zero: none).
-    pub fn session_lease(mut self, lease: Duration) -> Self {
-        self.session_lease = lease;
-        self
+    /// What carries client messages to the replica waiting for them, asked when
+    /// [`session_store`](Self::session_store) gave one and the config names no relay.
+    fn session_relay(&self) -> Option<Arc<dyn SessionRelay>> {
+        None
+    }
+
+    /// Starts the bus to the other replicas, once, inside a tokio runtime, when the server
+    /// first needs it; what other replicas publish goes to `deliver`. `None`: no other replicas.
+    fn start_bus(&self, deliver: BusDelivery) -> Option<Arc<dyn ReplicaBus>> {
+        let _ = deliver;
+        None
+    }
+
+    /// Whether the shared state answers now: what `/readyz` and
+    /// [`Server::ready`](crate::Server::ready) report.
+    fn ready(&self) -> StoreFuture<'_, Result<(), NotReady>> {
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 
-#[cfg(feature = "redis")]
-impl StateBackend {
-    /// Redis at `url` with default settings.
-    pub fn redis(url: impl Into<String>) -> Self {
-        StateBackend::Redis(RedisConfig::new(url))
+/// The default [`StateBackend`]: everything in this process (one replica; state is lost on
+/// restart).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct InProcess;
+
+impl StateBackend for InProcess {}
+
+/// Why a server's shared state cannot serve requests now, in its backend's words.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct NotReady(Box<dyn std::error::Error + Send + Sync>);
+
+impl NotReady {
+    /// Not ready because of `reason`.
+    pub fn new(reason: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        NotReady(reason.into())
     }
-}
 
-/// Why shared state could not be read or written.
-#[derive(Debug, Clone, thiserror::Error)]
-pub enum SharedStateError {
-    /// The Redis URL does not parse.
-    #[error("invalid Redis URL {url:?}: {reason}")]
-    InvalidUrl {
-        /// The URL as given (without its password).
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// Redis did not answer: refused, reset, or down.
-    #[error("shared state unavailable: Redis at {addr} is unreachable ({reason}); the request was not served, retry once /readyz reports ready")]
-    Unavailable {
-        /// Where Redis was expected.
-        addr: String,
-        /// What the connection attempt said.
-        reason: String,
-    },
-    /// Redis did not answer within the command timeout.
-    #[error("shared state unavailable: Redis at {addr} did not answer within {timeout:?}; the request was not served, retry once /readyz reports ready")]
-    Timeout {
-        /// Where Redis was expected.
-        addr: String,
-        /// The command timeout.
-        timeout: Duration,
-    },
-    /// Redis answers, but a pub/sub subscription (the replica bus) is not subscribed yet: changes
-    /// from other replicas would be missed.
-    #[error("shared state not ready: {count} Redis pub/sub subscription(s) at {addr} are still (re)subscribing")]
-    Subscribing {
-        /// Where Redis is.
-        addr: String,
-        /// How many subscriptions are down.
-        count: usize,
-    },
-    /// Redis answered with an error (a bug or a misconfigured Redis: wrong type, no memory).
-    #[error("shared state error: Redis at {addr} refused a command: {reason}")]
-    Command {
-        /// Where Redis is.
-        addr: String,
-        /// What Redis said.
-        reason: String,
-    },
-    /// A stored value does not decode (written by an incompatible version?).
-    #[error("shared state corrupt: {0}")]
-    Corrupt(String),
-}
-
-impl SharedStateError {
-    /// Whether Redis could not be reached (as opposed to refusing or storing bad data).
-    pub fn is_unavailable(&self) -> bool {
-        matches!(
-            self,
-            SharedStateError::Unavailable { .. }
-                | SharedStateError::Timeout { .. }
-                | SharedStateError::Subscribing { .. }
-        )
+    /// What the backend reported (downcast it to the backend's own error type).
+    pub fn reason(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
     }
 }

@@ -16,7 +16,7 @@ use super::store::{TaskChange, TaskOutcome, TaskRecord, TaskStoreError};
 use super::Tasks;
 use crate::error::ServerError;
 use crate::session::parse_params;
-use crate::shared::bus::BusEvent;
+use crate::shared::BusEvent;
 
 /// The task methods, both flavours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

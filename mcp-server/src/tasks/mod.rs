@@ -23,8 +23,6 @@
 //! when there is one, and another identity is told the task does not exist.
 
 mod methods;
-#[cfg(feature = "redis")]
-mod redis_store;
 mod run;
 mod store;
 
@@ -41,8 +39,6 @@ use mcp_proto::schema::{
 use mcp_proto::sync::lock;
 use mcp_proto::ProtocolVersion;
 
-#[cfg(feature = "redis")]
-pub use redis_store::RedisTaskStore;
 pub use store::{
     MemoryTaskStore, StoreFuture, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
 };
@@ -53,7 +49,7 @@ pub(crate) use run::{TaskRun, TaskSlot};
 use crate::auth::AuthIdentity;
 use crate::context::Context;
 use crate::error::ServerError;
-use crate::shared::bus::{BusEvent, ReplicaBus};
+use crate::shared::{BusEvent, ReplicaBus};
 use crate::tool::{BoxFuture, ToolOutput};
 
 /// How a server keeps tasks: how long, how often clients should poll.
@@ -207,7 +203,6 @@ impl Tasks {
     }
 
     /// Connects to the bus to the other replicas (once).
-    #[cfg(feature = "redis")]
     pub(crate) fn set_bus(&self, bus: Arc<dyn ReplicaBus>) {
         let _ = self.bus.set(bus);
     }

@@ -1,7 +1,7 @@
 //! Where task records live: the [`TaskStore`] trait, the record and its validated status
 //! changes, and [`MemoryTaskStore`], the in-memory default (TTL, a size cap, cleanup of
-//! expired records). `RedisTaskStore` (the `redis` feature) implements the same trait for
-//! replicas that share tasks.
+//! expired records). Replicas that share tasks implement the same trait over a shared store
+//! (`mcp-server-redis` keeps records in Redis).
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -94,7 +94,7 @@ pub enum TaskStoreError {
         /// The status the change asked for.
         to: TaskStatus,
     },
-    /// The store could not be reached (a shared store whose Redis is down).
+    /// The store could not be reached (a shared store that is down).
     #[error("{0}")]
     Unavailable(String),
 }

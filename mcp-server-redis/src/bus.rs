@@ -1,14 +1,13 @@
 //! [`RedisBus`]: the change bus between replicas over Redis pub/sub (see
-//! [`bus`](super::bus)). Only with the `redis` feature.
-
-use std::sync::Arc;
+//! [`mcp_server::shared::ReplicaBus`]).
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::bus::{BusEvent, ReplicaBus};
-use super::RedisHandle;
+use mcp_server::shared::{BusDelivery, BusEvent, ReplicaBus};
+
+use crate::RedisHandle;
 
 /// Events waiting to be published before further ones are dropped (with a warning).
 const OUTGOING_QUEUE: usize = 1024;
@@ -30,11 +29,7 @@ pub(crate) struct RedisBus {
 impl RedisBus {
     /// Starts publishing and subscribing through `redis` (inside a tokio runtime); events of
     /// other replicas go to `deliver`.
-    pub(crate) fn start(
-        redis: &RedisHandle,
-        replica: String,
-        deliver: Arc<dyn Fn(BusEvent) + Send + Sync>,
-    ) -> Self {
+    pub(crate) fn start(redis: &RedisHandle, replica: String, deliver: BusDelivery) -> Self {
         let channel = redis.key("bus");
         let stop = CancellationToken::new();
         let (outgoing, mut queue) = mpsc::channel::<Vec<u8>>(OUTGOING_QUEUE);

@@ -9,6 +9,7 @@
 //! seen by another that leased the session; requests served under a lease get their expiry
 //! written behind; with a private redis-server stopped, no lease is honoured (503 at once).
 
+#[path = "../../mcp-server/tests/http_common.rs"]
 mod http_common;
 
 use std::net::SocketAddr;
@@ -16,14 +17,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http_common::*;
-use mcp_server::event_store::{EventStore, MemoryEventStore, RedisEventStore};
+use mcp_server::event_store::{EventStore, MemoryEventStore};
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::session_store::{
-    MemorySessionRelay, MemorySessionStore, RedisSessionRelay, RedisSessionStore, SessionRelay,
-    SessionStore,
+    MemorySessionRelay, MemorySessionStore, SessionRelay, SessionStore,
 };
-use mcp_server::shared::{RedisConfig, RedisHandle};
 use mcp_server::{Context, LoggingLevel, Resource, ResourceRequest, Server, Tool};
+use mcp_server_redis::{
+    RedisConfig, RedisEventStore, RedisHandle, RedisSessionRelay, RedisSessionStore,
+};
 use serde_json::{json, Value};
 
 const V: &str = "2025-06-18";
@@ -72,7 +74,7 @@ async fn forget(test: &str) {
     let redis = RedisHandle::new(RedisConfig::new(REDIS)).expect("a valid Redis URL");
     let mut cursor = 0u64;
     for _ in 0..10_000 {
-        let mut scan = mcp_server::shared::client::cmd("SCAN");
+        let mut scan = mcp_server_redis::client::cmd("SCAN");
         scan.arg(cursor)
             .arg("MATCH")
             .arg(format!("{prefix}*"))
@@ -80,7 +82,7 @@ async fn forget(test: &str) {
             .arg(1000);
         let (next, keys): (u64, Vec<String>) = redis.query(&scan).await.expect("SCAN");
         if !keys.is_empty() {
-            let mut del = mcp_server::shared::client::cmd("DEL");
+            let mut del = mcp_server_redis::client::cmd("DEL");
             del.arg(keys);
             redis.query::<()>(&del).await.expect("DEL");
         }
@@ -523,7 +525,7 @@ async fn wait_feed(handle: &RedisHandle) {
 
 /// Writes field `field` of session `id`'s record in Redis directly, telling no replica.
 async fn write_behind_their_back(redis: &RedisHandle, id: &str, field: &str, value: &str) {
-    let mut hset = mcp_server::shared::client::cmd("HSET");
+    let mut hset = mcp_server_redis::client::cmd("HSET");
     hset.arg(redis.key(&format!("s:{id}")))
         .arg(field)
         .arg(value);
@@ -666,14 +668,14 @@ async fn requests_served_under_a_lease_keep_their_session_alive() {
     // Behind the replica's back, the session would live an hour; a request under the lease
     // must bring its expiry back to the idle timeout (30 min) through the flusher.
     let key = handles[0].key(&format!("s:{id}"));
-    let mut pexpire = mcp_server::shared::client::cmd("PEXPIRE");
+    let mut pexpire = mcp_server_redis::client::cmd("PEXPIRE");
     pexpire.arg(&key).arg(3_600_000);
     handles[0].query::<i64>(&pexpire).await.expect("PEXPIRE");
     assert_eq!(ping(a, &headers, 3).await, 200);
     let idle = HttpConfig::default().session_idle_timeout;
     let idle_ms = i64::try_from(idle.as_millis()).expect("fits");
     eventually("the flusher writes the session's expiry", || async {
-        let mut pttl = mcp_server::shared::client::cmd("PTTL");
+        let mut pttl = mcp_server_redis::client::cmd("PTTL");
         pttl.arg(&key);
         let left: i64 = handles[0].query(&pttl).await.expect("PTTL");
         left > 0 && left <= idle_ms

@@ -22,11 +22,12 @@ use bytes::Bytes;
 use mcp_proto::sync::lock;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::{
+use mcp_server::event_store::{
     EventLimits, EventPage, EventStore, EventStoreError, EventWatch, LostRequests, StoreFuture,
     StreamState, StreamStatus,
 };
-use crate::shared::{RedisHandle, SharedStateError};
+
+use crate::{RedisHandle, SharedStateError};
 
 const APPEND: &str = r"
 local seq = redis.call('INCR', KEYS[2])
@@ -85,9 +86,7 @@ impl RedisEventStore {
                 announced(&watches, &message.payload);
             }
         });
-        let replica: Arc<str> = crate::http::new_random_id()
-            .map(Arc::from)
-            .unwrap_or_else(|_| Arc::from(format!("pid-{}", std::process::id())));
+        let replica: Arc<str> = Arc::from(crate::replica::new_replica_id());
         let beating = redis.clone();
         let alive = redis.key(&format!("alive:{replica}"));
         let token = stop.clone();
@@ -232,7 +231,7 @@ impl EventStore for RedisEventStore {
     fn watch(&self, session: &str, stream: u64) -> EventWatch {
         let mut watches = lock(&self.watches);
         // Watches of streams nobody reads any more go when the map is next walked.
-        watches.retain(|_, w| Arc::strong_count(&w.0) > 1);
+        watches.retain(|_, w| w.is_watched());
         watches
             .entry((session.to_owned(), stream))
             .or_default()

@@ -16,7 +16,7 @@ use mcp_proto::sync::lock;
 use tokio::sync::{mpsc, OnceCell};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::{RedisConfig, SharedStateError};
+use crate::{RedisConfig, SharedStateError};
 
 /// Waits between pub/sub reconnection attempts: doubling from the first to the last.
 const RESUBSCRIBE_BACKOFF: (Duration, Duration) =

@@ -17,23 +17,65 @@
 //!
 //! Every method is one round trip (a pipeline, or a Lua script where the step must be atomic:
 //! the cap check with the insert, a change with its invalidation), except
-//! [`touch`](SessionStore::touch) under a lease: see [`Leases`] and the module docs of
-//! [`session_store`](super) for the model. Two tasks start with the first `create` or `touch`
-//! and end with the last clone of the store: the invalidation feed and the expiry flusher.
+//! [`touch`](SessionStore::touch) under a lease: see [`Leases`] and the model below. Two
+//! tasks start with the first `create` or `touch` and end with the last clone of the store:
+//! the invalidation feed and the expiry flusher.
+//!
+//! # Leases: no round trip per request
+//! `MemorySessionStore` answers from memory and needs nothing more. `RedisSessionStore`
+//! would cost each request one round trip to Redis on its critical path, so a replica keeps a
+//! short **lease** per session instead:
+//! - After a replica has read a session's record (`touch` went to Redis), it serves that
+//!   session's further requests from the record it read, without asking Redis, until the lease
+//!   ends: [`RedisSessionStore::DEFAULT_LEASE`] (1 s, configurable), and never longer than a
+//!   quarter of the idle timeout, so a leased session cannot expire in Redis under the lease.
+//! - **Invalidation comes from Redis itself.** The scripts that change a session (log level,
+//!   subscriptions) or remove it publish its id on the `session-changed` channel, in the same
+//!   atomic step; every replica subscribes and drops its lease of that id, so its next request
+//!   reads the record again. A replica's own change drops its lease as soon as Redis answered,
+//!   and its echo on the channel (tagged with the replica and the change) then ends nothing:
+//!   the read made after the answer already saw the change.
+//!   A read that was in flight when an invalidation of its session (or of all) arrived grants
+//!   no lease (epochs), so an invalidation overtaking the read it invalidates is not lost.
+//!   Expiry publishes nothing and needs not: a lease ends before the expiry its read wrote.
+//! - **No feed, no lease.** While the subscription is not subscribed (starting, Redis down,
+//!   reconnecting), no lease is granted or honoured and every lease was dropped: each request
+//!   goes to Redis, and with Redis down fails with a clear 503, as without leases. What a
+//!   replica could still miss is a change made between its subscription breaking and the
+//!   replica noticing (a hung Redis, not a stopped one); the lease length bounds that.
+//! - **Expiry is written behind.** A request served under a lease marks its session touched;
+//!   a flusher writes the expiry of every touched session in one pipeline (`PEXPIRE` of its keys,
+//!   `ZADD XX` in the index, never recreating a removed session) each tick (1 s, or a quarter
+//!   of the idle timeout if less), or sooner when many wait. The set of touched
+//!   sessions is bounded (when full, requests go to Redis, which writes their expiry), and so
+//!   are the leases. A failed flush drops every lease.
+//!
+//! So a change made through one replica is seen by the others once its invalidation arrives
+//! (one pub/sub hop, normally before the client's next request reaches them), expiry and the
+//! cap hold across replicas within a tick of write-behind, and a busy session costs one read
+//! per lease plus its share of a pipeline per tick instead of a round trip per request.
+
+mod lease;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use mcp_proto::ProtocolVersion;
+use mcp_server::session_store::{
+    SessionChange, SessionLimits, SessionRecord, SessionStore, SessionStoreError, StoreFuture,
+};
+use mcp_server::LoggingLevel;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::lease::{Leases, OwnChange, Served};
-use super::{
-    parse_level, SessionChange, SessionLimits, SessionRecord, SessionStore, SessionStoreError,
-    StoreFuture,
-};
-use crate::shared::{Listener, PubSubMessage, RedisHandle, SharedStateError};
-use mcp_proto::ProtocolVersion;
+use self::lease::{Leases, OwnChange, Served};
+use crate::handle::Listener;
+use crate::{PubSubMessage, RedisHandle, SharedStateError};
+
+/// The level named `name` on the wire (`"warning"`), as the store reads it back.
+fn parse_level(name: &str) -> Option<LoggingLevel> {
+    LoggingLevel::ALL.into_iter().find(|l| l.as_str() == name)
+}
 
 /// Drops expired ids, checks the cap, then stores the record: atomically, so two replicas
 /// cannot both take the last place.
@@ -571,5 +613,18 @@ impl SessionStore for RedisSessionStore {
                 .map_err(unavailable)?;
             Ok(alive.into_iter().map(|a| a == 1).collect())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_parse_back() {
+        for level in LoggingLevel::ALL {
+            assert_eq!(parse_level(level.as_str()), Some(level));
+        }
+        assert_eq!(parse_level("loud"), None);
     }
 }

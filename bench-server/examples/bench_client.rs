@@ -3,7 +3,7 @@
 //! `rmcp-client` (same arguments, same JSON line, exit 2 on errors). `bench/run.sh` runs it.
 //!
 //! ```text
-//! cargo build --release -p mcp-client --example bench_client
+//! cargo build --release -p bench-server --example bench_client
 //! target/release/examples/bench_client 5000 -- path/to/raw-rust-weather
 //! ```
 

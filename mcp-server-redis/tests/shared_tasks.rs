@@ -4,6 +4,7 @@
 //! it (the runner's handler sees the cancellation) and answers its input requests (the runner's
 //! handler gets the answer), through the shared task store and the replica bus.
 
+#[path = "../../mcp-server/tests/http_common.rs"]
 mod http_common;
 
 use std::net::SocketAddr;
@@ -14,9 +15,9 @@ use std::time::Duration;
 use http_common::*;
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::schema::{ElicitAction, ElicitParams, TaskSupport};
-use mcp_server::shared::{RedisConfig, RedisHandle, StateBackend};
-use mcp_server::tasks::{RedisTaskStore, TaskOptions, TaskRecord, TaskStore};
+use mcp_server::tasks::{TaskOptions, TaskRecord, TaskStore};
 use mcp_server::{Context, Server, Tool, ToolError};
+use mcp_server_redis::{RedisBackend, RedisConfig, RedisHandle, RedisTaskStore};
 use serde_json::{json, Value};
 
 const MODERN: &str = "2026-07-28";
@@ -73,9 +74,10 @@ async fn replica(prefix: &str, stopped: Arc<AtomicBool>) -> HttpServer {
         Ok::<_, ToolError>(format!("got {word}"))
     };
     Server::builder("replica", "1.0.0")
-        .shared_state(StateBackend::Redis(
-            RedisConfig::new("redis://127.0.0.1:6379").key_prefix(prefix),
-        ))
+        .shared_state(
+            RedisBackend::open(RedisConfig::new("redis://127.0.0.1:6379").key_prefix(prefix))
+                .expect("valid url"),
+        )
         .task_options(TaskOptions {
             runner_lease: LEASE,
             ..TaskOptions::default()

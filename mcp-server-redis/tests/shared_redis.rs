@@ -2,15 +2,18 @@
 //! unique to each test; nothing else is touched): commands and pipelines through the handle,
 //! pub/sub, and `/healthz` + `/readyz` of a server with Redis up and with Redis unreachable.
 
+#[path = "../../mcp-server/tests/common/mod.rs"]
 mod common;
+#[path = "../../mcp-server/tests/http_common.rs"]
 mod http_common;
 
 use std::time::Duration;
 
 use http_common::*;
 use mcp_server::http::HttpConfig;
-use mcp_server::shared::{client as redis, RedisConfig, RedisHandle, StateBackend};
+use mcp_server::shared::{InProcess, StateBackend};
 use mcp_server::{Server, Tool};
+use mcp_server_redis::{client as redis, RedisBackend, RedisConfig, RedisHandle};
 use serde_json::Value;
 
 const REDIS: &str = "redis://127.0.0.1:6379";
@@ -89,7 +92,7 @@ async fn an_unreachable_redis_fails_commands_clearly() {
     assert!(handle.last_error().is_some());
 }
 
-async fn start_server(backend: StateBackend) -> mcp_server::http::HttpServer {
+async fn start_server(backend: impl StateBackend) -> mcp_server::http::HttpServer {
     let server = Server::builder("shared", "1.0.0")
         .shared_state(backend)
         .tool(Tool::new("echo", "Echoes"), || async { "echo".to_string() })
@@ -102,7 +105,7 @@ async fn start_server(backend: StateBackend) -> mcp_server::http::HttpServer {
 
 #[tokio::test]
 async fn readyz_follows_redis_and_healthz_the_process() {
-    let up = start_server(StateBackend::Redis(
+    let up = start_server(redis_backend(
         RedisConfig::new(REDIS).key_prefix(prefix("readyz")),
     ))
     .await;
@@ -126,7 +129,7 @@ async fn readyz_follows_redis_and_healthz_the_process() {
     up.shutdown().await;
 
     let url = format!("redis://127.0.0.1:{}", closed_port());
-    let down = start_server(StateBackend::Redis(
+    let down = start_server(redis_backend(
         RedisConfig::new(url).command_timeout(Duration::from_millis(500)),
     ))
     .await;
@@ -143,18 +146,20 @@ async fn readyz_follows_redis_and_healthz_the_process() {
     assert!(reason.contains("Redis at 127.0.0.1:"), "{reason}");
     down.shutdown().await;
 
-    let memory = start_server(StateBackend::Memory).await;
+    let memory = start_server(InProcess).await;
     let reply = request(memory.local_addr(), "GET", "/readyz", &[], b"").await;
     assert_eq!(reply.status, 200);
     memory.shutdown().await;
 }
 
+fn redis_backend(config: RedisConfig) -> RedisBackend {
+    RedisBackend::open(config).expect("valid url")
+}
+
 #[test]
-fn a_bad_redis_url_is_a_build_error() {
-    let built = Server::builder("shared", "1.0.0")
-        .redis("definitely not a url")
-        .try_build();
-    let error = built.expect_err("refused").to_string();
+fn a_bad_redis_url_is_refused_before_the_server_is_built() {
+    let opened = RedisBackend::open(RedisConfig::new("definitely not a url"));
+    let error = opened.expect_err("refused").to_string();
     assert!(error.contains("invalid Redis URL"), "{error}");
 }
 
@@ -162,10 +167,8 @@ mod task_store {
     use std::time::{Duration, SystemTime};
 
     use mcp_server::schema::TaskStatus;
-    use mcp_server::shared::{RedisConfig, RedisHandle};
-    use mcp_server::tasks::{
-        RedisTaskStore, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
-    };
+    use mcp_server::tasks::{TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
+    use mcp_server_redis::{RedisConfig, RedisHandle, RedisTaskStore};
 
     fn store(test: &str) -> RedisTaskStore {
         let handle =
@@ -289,7 +292,7 @@ async fn a_resource_change_reaches_subscribers_of_other_replicas() {
     let prefix = prefix("bus");
     let replica = || {
         Server::builder("bus", "1.0.0")
-            .shared_state(StateBackend::Redis(
+            .shared_state(redis_backend(
                 RedisConfig::new(REDIS).key_prefix(prefix.clone()),
             ))
             .resource(

@@ -1,6 +1,6 @@
 //! The smallest complete client, as README shows it: starts the sample weather server as a child
 //! process and calls one of its tools.
-//! `cargo build -p weather-server && cargo run -p mcp-client --example minimal`.
+//! `cargo build -p weather-server && cargo run -p mcp-client --example first_call`.
 
 use mcp_client::{Client, ClientOptions, StdioServerConfig};
 

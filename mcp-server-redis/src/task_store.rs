@@ -18,9 +18,11 @@ use mcp_proto::jsonrpc::{ErrorObject, RawJson};
 use mcp_proto::schema::{InputRequests, TaskStatus};
 use serde::{Deserialize, Serialize};
 
-use super::store::{StoreFuture, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError};
-use crate::shared::client as redis;
-use crate::shared::{RedisHandle, SharedStateError};
+use mcp_server::tasks::{
+    StoreFuture, TaskChange, TaskOutcome, TaskRecord, TaskStore, TaskStoreError,
+};
+
+use crate::{RedisHandle, SharedStateError};
 
 /// Compare-and-set: writes ARGV[2] over KEYS[1] (keeping its expiry) if it still holds ARGV[1].
 const CAS: &str = "if redis.call('GET', KEYS[1]) == ARGV[1] then \

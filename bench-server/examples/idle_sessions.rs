@@ -3,7 +3,7 @@
 //! idle, and reports how much the server's resident memory grew. `bench/run.sh` runs it.
 //!
 //! ```text
-//! cargo build --release -p mcp-server --example idle_sessions
+//! cargo build --release -p bench-server --example idle_sessions
 //! target/release/examples/idle_sessions http://127.0.0.1:18122/mcp PID [--sessions 10000]
 //!     [--connections 8] [--settle-ms 1000] [--protocol-version 2025-06-18]
 //! ```
