@@ -214,8 +214,9 @@ impl Context {
     }
 
     /// Whom the request's bearer token speaks for: its subject, issuer, client and scopes, as
-    /// the configured token verifier read them. `None` without authorization (stdio, or HTTP
-    /// without an [`AuthConfig`](crate::http::AuthConfig)). Bind per-user state (tasks, say)
+    /// the configured token verifier read them, or as the middleware of an app that mounts the
+    /// [`HttpService`](crate::http::HttpService) put it in the request's extensions. `None`
+    /// without authorization (stdio, or HTTP with neither). Bind per-user state (tasks, say)
     /// to [`AuthIdentity::owner_key`](crate::auth::AuthIdentity::owner_key).
     pub fn auth(&self) -> Option<&crate::auth::AuthIdentity> {
         self.state.identity()

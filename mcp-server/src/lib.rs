@@ -1,6 +1,8 @@
 //! Build an MCP server from tools, resources, resource templates and prompts, and serve it
 //! over stdio, Streamable HTTP or legacy SSE (and, through [`Server::serve`], over any
-//! `mcp_proto` transport).
+//! `mcp_proto` transport). Over HTTP it listens on its own ([`Server::serve_http`]) or is a
+//! tower service an axum or hyper app mounts beside its routes ([`Server::http_service`],
+//! `examples/axum.rs`).
 //!
 //! The smallest complete server: stdio, one tool with typed arguments and a derived schema
 //! (`examples/minimal.rs`).

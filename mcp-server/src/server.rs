@@ -374,6 +374,19 @@ impl Server {
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
+    /// This server over Streamable HTTP and legacy SSE as a tower `Service`, for a host app to
+    /// mount beside its own routes (axum's `Router::nest_service("/mcp", …)` with
+    /// [`HttpConfig::nested`](crate::http::HttpConfig::nested)); see
+    /// [`http::HttpService`](crate::http::HttpService). Must be called inside a tokio runtime.
+    pub fn http_service(
+        &self,
+        config: crate::http::HttpConfig,
+    ) -> Result<crate::http::HttpService, crate::http::HttpError> {
+        let config = self.share_sessions(config);
+        self.bus();
+        crate::http::service(config, crate::http::ServerSessions(self.clone()))
+    }
+
     /// Serves one connection that may start out initialized at `preinitialized` (a stateless
     /// HTTP request, which no `initialize` reaches).
     pub(crate) fn serve_session<T: Transport>(

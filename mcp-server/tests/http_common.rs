@@ -355,3 +355,44 @@ impl SseReader {
         }
     }
 }
+
+/// The value of the interop variable `name` (set by `scripts/interop-setup.sh`), or `None` with
+/// a note when it is unset; under `MCP_INTEROP_REQUIRED=1` an unset one fails the test.
+pub fn interop_env(name: &str) -> Option<String> {
+    match std::env::var(name) {
+        Ok(value) if !value.is_empty() => Some(value),
+        _ => {
+            assert!(
+                std::env::var("MCP_INTEROP_REQUIRED").as_deref() != Ok("1"),
+                "MCP_INTEROP_REQUIRED=1 but {name} is unset; run scripts/interop-setup.sh"
+            );
+            eprintln!("skipping: {name} is unset (see scripts/interop-setup.sh)");
+            None
+        }
+    }
+}
+
+/// Runs an interop driver (bounded, killed if it overruns) and returns the JSON of the last
+/// line it printed, after checking it succeeded.
+pub async fn run_driver_command(mut command: tokio::process::Command, mode: &str) -> Value {
+    let child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the driver");
+    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
+        .await
+        .expect("driver timed out")
+        .expect("driver output");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "driver {mode} failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
+        output.status
+    );
+    let line = stdout.lines().last().unwrap_or("");
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("driver said {line:?}: {e}"))
+}

@@ -7,25 +7,10 @@
 mod http_common;
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use http_common::*;
 use mcp_server::http::HttpConfig;
-
-fn interop_env(name: &str) -> Option<String> {
-    match std::env::var(name) {
-        Ok(value) if !value.is_empty() => Some(value),
-        _ => {
-            assert!(
-                std::env::var("MCP_INTEROP_REQUIRED").as_deref() != Ok("1"),
-                "MCP_INTEROP_REQUIRED=1 but {name} is unset; run scripts/interop-setup.sh"
-            );
-            eprintln!("skipping: {name} is unset (see scripts/interop-setup.sh)");
-            None
-        }
-    }
-}
 
 fn node_modules() -> Option<String> {
     interop_env("MCP_INTEROP_NODE_MODULES")
@@ -39,36 +24,14 @@ async fn run_driver(node_modules: &str, mode: &str, url: &str) -> serde_json::Va
         .arg(mode)
         .arg(url)
         .env("MCP_INTEROP_NODE_MODULES", node_modules);
-    run(command, mode).await
+    run_driver_command(command, mode).await
 }
 
 async fn run_python(python: &str, mode: &str, url: &str) -> serde_json::Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/interop/http_py_client.py");
     let mut command = tokio::process::Command::new(python);
     command.arg(script).arg(mode).arg(url);
-    run(command, mode).await
-}
-
-async fn run(mut command: tokio::process::Command, mode: &str) -> serde_json::Value {
-    let child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn node");
-    let output = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output())
-        .await
-        .expect("driver timed out")
-        .expect("driver output");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "driver {mode} failed ({}):\nstdout: {stdout}\nstderr: {stderr}",
-        output.status
-    );
-    let line = stdout.lines().last().unwrap_or("");
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("driver said {line:?}: {e}"))
+    run_driver_command(command, mode).await
 }
 
 #[tokio::test]

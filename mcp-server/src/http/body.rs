@@ -10,16 +10,23 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use http_body_util::BodyExt;
-use hyper::body::{Body, Frame, Incoming, SizeHint};
+use hyper::body::{Body, Frame, SizeHint};
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{Response, StatusCode};
 use mcp_proto::jsonrpc::{ErrorObject, Message};
 use mcp_proto::sse;
 
+use super::request_body::RequestBody;
+use super::service::RequestGuard;
 use super::session::{event_id, AttachGuard, Next, Session, SessionKind, Stream};
 
-/// The body of every response the HTTP transports send.
-pub struct ResponseBody(Inner);
+/// The body of every response the HTTP transports send: a whole body, or an SSE stream that
+/// ends with its stream (or when the server shuts down).
+pub struct ResponseBody {
+    inner: Inner,
+    /// What the request keeps alive until its response is over (see [`RequestGuard`]).
+    guard: Option<RequestGuard>,
+}
 
 enum Inner {
     Full(Option<Bytes>),
@@ -29,17 +36,27 @@ enum Inner {
 impl ResponseBody {
     /// A complete body.
     pub(crate) fn full(bytes: impl Into<Bytes>) -> Self {
-        ResponseBody(Inner::Full(Some(bytes.into())))
+        ResponseBody::of(Inner::Full(Some(bytes.into())))
     }
     /// No body.
     pub(crate) fn empty() -> Self {
-        ResponseBody(Inner::Full(None))
+        ResponseBody::of(Inner::Full(None))
+    }
+
+    fn of(inner: Inner) -> Self {
+        ResponseBody { inner, guard: None }
+    }
+
+    /// The same body, keeping `guard` until it is dropped.
+    pub(crate) fn guarded(mut self, guard: RequestGuard) -> Self {
+        self.guard = Some(guard);
+        self
     }
 }
 
 impl std::fmt::Debug for ResponseBody {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
+        match &self.inner {
             Inner::Full(b) => write!(
                 f,
                 "ResponseBody::Full({:?} bytes)",
@@ -58,18 +75,18 @@ impl Body for ResponseBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        match &mut self.0 {
+        match &mut self.inner {
             Inner::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
             Inner::Sse(body) => body.poll_next(cx),
         }
     }
 
     fn is_end_stream(&self) -> bool {
-        matches!(&self.0, Inner::Full(None))
+        matches!(&self.inner, Inner::Full(None))
     }
 
     fn size_hint(&self) -> SizeHint {
-        match &self.0 {
+        match &self.inner {
             Inner::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Inner::Full(None) => SizeHint::with_exact(0),
             Inner::Sse(_) => SizeHint::default(),
@@ -187,7 +204,7 @@ pub(crate) fn sse_response(
             .map(|d| (d, Box::pin(tokio::time::sleep(d)))),
         _attached: session.attach(),
     };
-    let mut response = Response::new(ResponseBody(Inner::Sse(body)));
+    let mut response = Response::new(ResponseBody::of(Inner::Sse(body)));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -265,7 +282,7 @@ impl BodyError {
 /// Reads a whole request body, refusing more than `limit` bytes or taking longer than `timeout`.
 pub(crate) async fn read_body(
     headers: &hyper::HeaderMap,
-    body: Incoming,
+    body: RequestBody,
     limit: usize,
     timeout: Duration,
 ) -> Result<Bytes, BodyError> {
@@ -290,7 +307,7 @@ pub(crate) async fn read_body(
 
 /// The whole body, at most `limit` bytes. A body that arrives as one chunk (the usual small
 /// POST) is kept as that chunk, without a copy or a chunk list.
-async fn collect(mut body: Incoming, limit: usize) -> Result<Bytes, BodyError> {
+async fn collect(mut body: RequestBody, limit: usize) -> Result<Bytes, BodyError> {
     let mut first: Option<Bytes> = None;
     let mut joined = BytesMut::new();
     while let Some(frame) = body.frame().await {

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use bytes::BytesMut;
-use hyper::body::Incoming;
 use hyper::header::ACCEPT;
 use hyper::{Method, Request, Response, StatusCode};
 use mcp_proto::jsonrpc;
 use mcp_proto::sse;
 
 use super::body::{self, read_body, ResponseBody, SseStart};
+use super::request_body::RequestBody;
 use super::session::{CreateError, SessionKind};
 use super::streamable::{admits, is_json, lists_media, push_failed};
 use super::{method_not_allowed, App};
@@ -20,7 +20,7 @@ use crate::auth::AuthIdentity;
 /// GET on the SSE path: a new session and its stream.
 pub(crate) fn open(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     if req.method() != Method::GET {
@@ -61,7 +61,8 @@ pub(crate) fn open(
     let Some((generation, cursor)) = stream.connect(None, false) else {
         return body::status(StatusCode::SERVICE_UNAVAILABLE);
     };
-    let endpoint = format!("{}?sessionId={}", legacy.messages_path, session.id());
+    let mount = app.config.mount_path.trim_end_matches('/');
+    let endpoint = format!("{mount}{}?sessionId={}", legacy.messages_path, session.id());
     let mut first = BytesMut::new();
     // The event name and data are ours and hold no line breaks.
     let _ = sse::write_event(&mut first, Some("endpoint"), None, &endpoint);
@@ -84,7 +85,7 @@ pub(crate) fn open(
 /// POST on the messages path: one message (or batch) for the session named by `sessionId`.
 pub(crate) async fn post(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     if req.method() != Method::POST {
@@ -134,7 +135,7 @@ pub(crate) async fn post(
     };
     if let (Some(auth), Some(identity)) = (&app.config.auth, &identity) {
         if let Err(refusal) =
-            auth.check_tool_scopes(identity, &frame, &parts.headers, &app.config.endpoint)
+            auth.check_tool_scopes(identity, &frame, &parts.headers, &app.public_endpoint)
         {
             return refusal.into();
         }

@@ -7,6 +7,16 @@
 //! [`SessionFactory`] with an [`HttpSessionTransport`], and whatever runs on that transport
 //! (a `Peer` with a handler, a `Server`) answers the messages.
 //!
+//! All of it is one tower [`HttpService`] ([`service`], or `Server::http_service`) that a host
+//! app mounts beside its own routes: axum's `Router::nest_service("/mcp", …)` with
+//! [`HttpConfig::nested`], or any tower/hyper stack. [`bind`] and [`serve`] run that same
+//! service on a listener of their own. Mounted or not, the service checks `Host` and `Origin`,
+//! bounds request bodies (size and read time), verifies bearer tokens (or takes the
+//! [`AuthIdentity`] the host's middleware put in the request's
+//! extensions), expires idle sessions and shuts down gracefully ([`HttpService::shutdown`]).
+//! What a listener does is the host's when mounted: TCP or TLS, the header read timeout,
+//! connection limits, and starting the service's shutdown with its own.
+//!
 //! ```no_run
 //! # async fn demo() -> Result<(), mcp_server::http::HttpError> {
 //! use std::sync::Arc;
@@ -35,7 +45,10 @@ mod legacy_sse;
 mod listener;
 mod mirrored_headers;
 mod modern;
+mod modern_pool;
+mod request_body;
 mod security;
+mod service;
 mod session;
 mod streamable;
 
@@ -63,14 +76,19 @@ pub use health::{HEALTH_PATH, READY_PATH};
 pub use listener::{listen, LISTEN_BACKLOG};
 pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
+pub use service::{service, HttpService};
 /// 128 random bits from the OS's CSPRNG, hex (session and task ids).
 pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
+use crate::auth::AuthIdentity;
 use crate::event_store::{EventLimits, EventStore};
 use crate::session_store::{SessionRelay, SessionStore};
 use modern::ConnectionSession;
+use modern_pool::ModernPool;
+use request_body::RequestBody;
 use security::HostGuard;
+use service::Lifecycle;
 use session::{Session, SessionTable};
 
 /// Why the HTTP server could not start.
@@ -117,13 +135,19 @@ impl Default for LegacySseConfig {
 pub struct HttpConfig {
     /// The Streamable HTTP endpoint path (default `/mcp`).
     pub endpoint: String,
+    /// The path a host app mounts the [`HttpService`] at and strips from each request before
+    /// the service sees it (axum's `Router::nest_service("/mcp", …)`). The URLs the server
+    /// announces start with it: the legacy `endpoint` event, the protected-resource metadata.
+    /// Empty (the default) when the service sees whole paths, as under [`bind`].
+    pub mount_path: String,
     /// Stateless mode: no session ids, no GET stream; every POST is served on its own.
     pub stateless: bool,
     /// The legacy HTTP+SSE endpoints, or `None` to serve only Streamable HTTP.
     pub legacy_sse: Option<LegacySseConfig>,
     /// Largest accepted request body (default 4 MiB); larger ones get 413.
     pub max_body_size: usize,
-    /// Time allowed for a client to send its request headers (default 10 s).
+    /// Time allowed for a client to send its request headers (default 10 s); [`bind`]/[`serve`]
+    /// only: a mounted [`HttpService`] gets requests whose headers its host has read.
     pub header_read_timeout: Duration,
     /// Time allowed for a client to send its request body (default 30 s).
     pub body_read_timeout: Duration,
@@ -151,7 +175,9 @@ pub struct HttpConfig {
     /// Send an SSE comment on a quiet stream this often (default 15 s), so dead clients are
     /// noticed and their streams released.
     pub sse_keep_alive: Option<Duration>,
-    /// DNS-rebinding protection: `None` (default) turns it on for loopback binds only.
+    /// DNS-rebinding protection: `None` (default) turns it on for loopback binds under
+    /// [`bind`]/[`serve`], and always for a mounted [`HttpService`] (which cannot see the
+    /// address its host listens on).
     pub dns_rebinding_protection: Option<bool>,
     /// Allowed `Host` values (`name` for any port, or `name:port`); empty: the loopback names.
     pub allowed_hosts: Vec<String>,
@@ -183,6 +209,7 @@ impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
             endpoint: "/mcp".into(),
+            mount_path: String::new(),
             stateless: false,
             legacy_sse: Some(LegacySseConfig::default()),
             max_body_size: 4 * 1024 * 1024,
@@ -207,6 +234,48 @@ impl Default for HttpConfig {
             session_relay: None,
             health_endpoints: true,
         }
+    }
+}
+
+impl HttpConfig {
+    /// The defaults for an [`HttpService`] a host app mounts at `mount_path` and strips from
+    /// requests (axum's `Router::nest_service`): Streamable HTTP at the mount point itself,
+    /// legacy SSE at `{mount_path}/sse` and `{mount_path}/messages`, no `/healthz` or `/readyz`
+    /// (the host has its own).
+    pub fn nested(mount_path: impl Into<String>) -> Self {
+        HttpConfig {
+            endpoint: "/".into(),
+            mount_path: mount_path.into(),
+            health_endpoints: false,
+            ..HttpConfig::default()
+        }
+    }
+
+    /// The endpoint as clients see it: the mount path, then the endpoint.
+    fn public_endpoint(&self) -> String {
+        let mount = self.mount_path.trim_end_matches('/');
+        match (mount, self.endpoint.as_str()) {
+            ("", endpoint) => endpoint.to_owned(),
+            (mount, "/") => mount.to_owned(),
+            (mount, endpoint) => format!("{mount}{endpoint}"),
+        }
+    }
+
+    /// Refuses paths that cannot be matched.
+    fn check(&self) -> Result<(), HttpError> {
+        if !self.endpoint.starts_with('/') {
+            return Err(HttpError::Config(format!(
+                "the endpoint path must start with '/': {:?}",
+                self.endpoint
+            )));
+        }
+        if !self.mount_path.is_empty() && !self.mount_path.starts_with('/') {
+            return Err(HttpError::Config(format!(
+                "the mount path must be empty or start with '/': {:?}",
+                self.mount_path
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -260,8 +329,7 @@ where
 /// A running HTTP server: its address and a graceful shutdown.
 pub struct HttpServer {
     local_addr: SocketAddr,
-    app: Arc<App>,
-    stop: CancellationToken,
+    service: HttpService,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -276,7 +344,7 @@ impl std::fmt::Debug for HttpServer {
 impl HttpServer {
     /// How many sessions are open now (Streamable HTTP and legacy).
     pub fn session_count(&self) -> usize {
-        self.app.sessions.len()
+        self.service.session_count()
     }
 
     /// The address the server listens on (useful after binding port 0).
@@ -287,7 +355,7 @@ impl HttpServer {
     /// Stops accepting, lets in-flight requests finish within the grace period, closes every
     /// stream and session, and waits until all of that is done.
     pub async fn shutdown(self) {
-        self.stop.cancel();
+        self.service.shutdown_token().cancel();
         let _ = self.task.await;
     }
 
@@ -299,13 +367,14 @@ impl HttpServer {
 
     /// A token that shuts the server down when cancelled (e.g. from a signal handler).
     pub fn shutdown_token(&self) -> CancellationToken {
-        self.stop.clone()
+        self.service.shutdown_token()
     }
 }
 
-/// Serves one HTTP session of `server` (the factory [`bind`] takes for a [`Server`](crate::Server)): like
-/// [`Server::serve`](crate::Server::serve), but a stateless session starts out initialized with the version of its
-/// request's `MCP-Protocol-Version` header, since no `initialize` reaches it.
+/// Serves one HTTP session of `server` (the factory [`bind`] takes for a
+/// [`Server`](crate::Server)): like [`Server::serve`](crate::Server::serve), but a stateless
+/// session starts out initialized with the version of its request's `MCP-Protocol-Version`
+/// header, since no `initialize` reaches it.
 pub fn serve_session(
     server: &crate::Server,
     transport: HttpSessionTransport,
@@ -337,41 +406,20 @@ pub async fn bind<A: ToSocketAddrs + std::fmt::Debug>(
 }
 
 /// Serves MCP over HTTP on an already bound listener (bind it with [`listen`] to take bursts of
-/// connections). Spawns on the current tokio runtime.
+/// connections): the [`HttpService`] of `config` and `factory` on a connection loop of its own.
+/// DNS-rebinding protection defaults to on for a loopback listener. Spawns on the current tokio
+/// runtime.
 pub fn serve(
     listener: TcpListener,
     config: HttpConfig,
     factory: impl SessionFactory,
 ) -> Result<HttpServer, HttpError> {
     let local_addr = listener.local_addr().map_err(HttpError::LocalAddr)?;
-    if !config.endpoint.starts_with('/') {
-        return Err(HttpError::Config(format!(
-            "the endpoint path must start with '/': {:?}",
-            config.endpoint
-        )));
-    }
-    let protect = config
-        .dns_rebinding_protection
-        .unwrap_or_else(|| local_addr.ip().is_loopback());
-    let app = Arc::new(App {
-        guard: HostGuard::new(protect, &config.allowed_hosts, &config.allowed_origins),
-        sessions: SessionTable::new(
-            config.max_sessions,
-            config.session_idle_timeout,
-            config.replay_buffer,
-        ),
-        factory: Arc::new(factory),
-        config,
-    });
-    let stop = CancellationToken::new();
-    if let Some(relay) = &app.config.session_relay {
-        tokio::spawn(take_relayed(relay.listen(), Arc::downgrade(&app)));
-    }
-    let task = tokio::spawn(accept_loop(listener, app.clone(), stop.clone()));
+    let service = HttpService::for_listener(config, factory, local_addr.ip().is_loopback())?;
+    let task = tokio::spawn(accept_loop(listener, service.clone()));
     Ok(HttpServer {
         local_addr,
-        app,
-        stop,
+        service,
         task,
     })
 }
@@ -382,9 +430,47 @@ pub(crate) struct App {
     pub(crate) factory: Arc<dyn SessionFactory>,
     pub(crate) sessions: SessionTable,
     pub(crate) guard: HostGuard,
+    /// The endpoint as clients see it (the mount path, then the endpoint).
+    pub(crate) public_endpoint: String,
+    pub(crate) lifecycle: Lifecycle,
+    /// The idle 2026-07-28 sessions mounted requests borrow.
+    pub(crate) modern_pool: Arc<ModernPool>,
 }
 
 impl App {
+    /// The state of one service, with its sweeper (and relay reader) spawned. DNS-rebinding
+    /// protection follows the config, else `protect_by_default`.
+    fn start(
+        config: HttpConfig,
+        factory: Arc<dyn SessionFactory>,
+        protect_by_default: bool,
+    ) -> Result<Arc<App>, HttpError> {
+        config.check()?;
+        let protect = config
+            .dns_rebinding_protection
+            .unwrap_or(protect_by_default);
+        let app = Arc::new(App {
+            guard: HostGuard::new(protect, &config.allowed_hosts, &config.allowed_origins),
+            sessions: SessionTable::new(
+                config.max_sessions,
+                config.session_idle_timeout,
+                config.replay_buffer,
+            ),
+            factory,
+            public_endpoint: config.public_endpoint(),
+            lifecycle: Lifecycle::default(),
+            modern_pool: Arc::default(),
+            config,
+        });
+        if let Some(relay) = &app.config.session_relay {
+            tokio::spawn(take_relayed(relay.listen(), Arc::downgrade(&app)));
+        }
+        let sweep_every = (app.config.session_idle_timeout / 2)
+            .clamp(Duration::from_millis(10), Duration::from_secs(60));
+        tokio::spawn(service::keep(Arc::downgrade(&app), sweep_every));
+        Ok(app)
+    }
+
     /// Starts the session's server via the factory.
     pub(crate) fn start_session(&self, session: &Arc<Session>) {
         let keep = self.factory.start(session.transport());
@@ -431,11 +517,18 @@ impl App {
 
     async fn handle(
         self: Arc<Self>,
-        req: Request<Incoming>,
+        req: Request<RequestBody>,
         connection: &ConnectionSession,
     ) -> Response<ResponseBody> {
         if let Err(refusal) = security::check_host_count(req.version(), req.headers()) {
             return refusal.into();
+        }
+        if self.lifecycle.stopping() {
+            return body::rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                "Service Unavailable: the server is shutting down",
+            );
         }
         let path = req.uri().path();
         if let Some(response) = health::answer(&self, req.method(), path).await {
@@ -446,9 +539,9 @@ impl App {
                 && (path == PROTECTED_RESOURCE_PATH
                     || path
                         .strip_prefix(PROTECTED_RESOURCE_PATH)
-                        .is_some_and(|rest| rest == self.config.endpoint))
+                        .is_some_and(|rest| rest == self.public_endpoint))
             {
-                return protected_resource_metadata(auth, &req, &self.config.endpoint);
+                return protected_resource_metadata(auth, &req, &self.public_endpoint);
             }
         }
         let route = if path == self.config.endpoint {
@@ -465,13 +558,17 @@ impl App {
         }
         let identity = match &self.config.auth {
             Some(auth) => match auth
-                .authenticate(req.headers(), &self.config.endpoint)
+                .authenticate(req.headers(), &self.public_endpoint)
                 .await
             {
                 Ok(identity) => Some(identity),
                 Err(refusal) => return refusal.into(),
             },
-            None => None,
+            // Whom the host app's own middleware authenticated, if it says.
+            None => req
+                .extensions()
+                .get::<AuthIdentity>()
+                .map(|identity| Arc::new(identity.clone())),
         };
         match route {
             Route::Streamable => streamable::handle(&self, req, connection, identity).await,
@@ -485,7 +582,7 @@ impl App {
 /// clients read it before they have a token).
 fn protected_resource_metadata(
     auth: &AuthConfig,
-    req: &Request<Incoming>,
+    req: &Request<RequestBody>,
     endpoint: &str,
 ) -> Response<ResponseBody> {
     if req.method() != Method::GET {
@@ -528,21 +625,20 @@ async fn take_relayed(mut relayed: crate::session_store::Relayed, app: std::sync
     }
 }
 
-async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationToken) {
+/// Serves each connection `listener` accepts with a clone of `service`, until the service's
+/// shutdown starts; then stops accepting, lets connections finish while the service shuts down,
+/// and drops those still open after it.
+async fn accept_loop(listener: TcpListener, service: HttpService) {
+    let stop = service.shutdown_token();
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(app.config.header_read_timeout)
+        .header_read_timeout(service.config().header_read_timeout)
         .keep_alive(true);
     let mut connections = JoinSet::new();
-    let sweep_every = (app.config.session_idle_timeout / 2)
-        .clamp(Duration::from_millis(10), Duration::from_secs(60));
-    let mut sweep = tokio::time::interval(sweep_every);
-    sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
             _ = stop.cancelled() => break,
-            _ = sweep.tick() => app.sweep(),
             Some(_) = connections.join_next(), if !connections.is_empty() => {}
             accepted = listener.accept() => {
                 let (tcp, _) = match accepted {
@@ -556,13 +652,13 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
                 if let Err(e) = tcp.set_nodelay(true) {
                     tracing::debug!("TCP_NODELAY: {e}");
                 }
-                let app = app.clone();
                 // Ends with the connection (the service owns it), closing its modern session.
-                let connection = Arc::new(ConnectionSession::default());
-                let svc = service_fn(move |req| {
-                    let app = app.clone();
+                let connection = service.for_connection();
+                let svc = service_fn(move |req: Request<Incoming>| {
                     let connection = connection.clone();
-                    async move { Ok::<_, Infallible>(app.handle(req, &connection).await) }
+                    async move {
+                        Ok::<_, Infallible>(connection.answer(req.map(RequestBody::Incoming)).await)
+                    }
                 });
                 let conn = builder.serve_connection(TokioIo::new(tcp), svc);
                 let stop = stop.clone();
@@ -584,20 +680,12 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, stop: CancellationTok
         }
     }
     drop(listener);
-    // Standalone streams never end by themselves; in-flight POSTs get the grace period.
-    app.sessions.end_standalone_streams();
-    let grace = app.config.shutdown_grace;
-    let drained = tokio::time::timeout(grace, async {
+    // Standalone streams end, in-flight requests get the grace period, then sessions close.
+    service.shutdown().await;
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
         while connections.join_next().await.is_some() {}
     })
     .await;
-    if drained.is_err() {
-        app.sessions.close_all();
-        let _ = tokio::time::timeout(Duration::from_millis(500), async {
-            while connections.join_next().await.is_some() {}
-        })
-        .await;
-        connections.abort_all();
-    }
-    app.sessions.close_all();
+    connections.abort_all();
+    service.close_sessions();
 }

@@ -8,6 +8,8 @@
 //! first: HTTP/1.1 answers one request at a time per connection, so their ids cannot collide,
 //! and the core reads everything from each request's `_meta`, nothing from the session. A
 //! client that closes its response stream closes the connection, which cancels the request.
+//! A mounted service, which sees no connections, borrows a session per request instead
+//! (`modern_pool`).
 
 use std::sync::Mutex;
 
@@ -25,27 +27,44 @@ use mcp_proto::version::ProtocolVersion;
 
 use super::body::{self, ResponseBody};
 use super::mirrored_headers::{self, Mismatch, MCP_METHOD, MCP_NAME};
+use super::modern_pool::ModernPool;
 use super::session::{Session, SessionKind};
 use super::streamable::{deliver, Shape, PROTOCOL_VERSION};
 use super::App;
 use crate::auth::AuthIdentity;
 use crate::modern::{json_text, ParamsRead, PreRead};
 
-/// The session that serves one HTTP connection's 2026-07-28 POSTs, made at the first one and
-/// closed with the connection.
+/// The session that serves 2026-07-28 POSTs: one HTTP connection's, made at the first one and
+/// closed with the connection; or, for a mounted service, one request's, borrowed from the
+/// service's pool of idle sessions and given back when the request is over.
 #[derive(Default)]
-pub(crate) struct ConnectionSession(Mutex<Option<Arc<Session>>>);
+pub(crate) struct ConnectionSession {
+    slot: Mutex<Option<Arc<Session>>>,
+    pool: Option<Arc<ModernPool>>,
+}
 
 impl ConnectionSession {
-    /// The connection's open session, started on first use (or anew after a cancellation
-    /// closed the last one).
-    fn get(&self, app: &App) -> Arc<Session> {
-        let mut slot = lock(&self.0);
+    /// One mounted request's: its session comes from `pool` and goes back there.
+    pub(crate) fn borrowing(pool: Arc<ModernPool>) -> Self {
+        ConnectionSession {
+            slot: Mutex::new(None),
+            pool: Some(pool),
+        }
+    }
+
+    /// The open session for a request of `identity`, started on first use (or anew after a
+    /// cancellation closed the last one).
+    fn get(&self, app: &App, identity: Option<&Arc<AuthIdentity>>) -> Arc<Session> {
+        let mut slot = lock(&self.slot);
         match &*slot {
             Some(session) if !session.is_closed() => session.clone(),
             _ => {
-                let session = Session::detached(SessionKind::Modern, app.config.replay_buffer);
-                app.start_session(&session);
+                let idle = self.pool.as_ref().and_then(|pool| pool.take(identity));
+                let session = idle.unwrap_or_else(|| {
+                    let session = Session::detached(SessionKind::Modern, app.config.replay_buffer);
+                    app.start_session(&session);
+                    session
+                });
                 *slot = Some(session.clone());
                 session
             }
@@ -55,8 +74,11 @@ impl ConnectionSession {
 
 impl Drop for ConnectionSession {
     fn drop(&mut self) {
-        if let Some(session) = lock(&self.0).take() {
-            session.close();
+        if let Some(session) = lock(&self.slot).take() {
+            match &self.pool {
+                Some(pool) => pool.give_back(session),
+                None => session.close(),
+            }
         }
     }
 }
@@ -174,7 +196,7 @@ pub(crate) async fn post(
     }
     // The core reads `_meta` and the method's fields from this same read.
     let pre_read = read.map(|(text, read)| PreRead::new(text, &read));
-    let session = connection.get(app);
+    let session = connection.get(app, identity.as_ref());
     // One request at a time per connection: the session serves this request's principal.
     session.identity().set(identity);
     let shape = Shape::single(id.cloned());

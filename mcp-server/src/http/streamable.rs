@@ -4,13 +4,13 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{HeaderMap, Method, Request, Response, StatusCode};
 use mcp_proto::jsonrpc::{self, error_codes, Incoming as Frame, Message, RequestId};
 use mcp_proto::version::ProtocolVersion;
 
 use super::body::{self, read_body, Refusal, ResponseBody, SseStart};
+use super::request_body::RequestBody;
 use super::session::{self, CreateError, PushError, Reply, Session, SessionKind, Stream};
 use super::{method_not_allowed, modern, App};
 use crate::auth::AuthIdentity;
@@ -31,7 +31,7 @@ const RECORD_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub(crate) async fn handle(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     connection: &modern::ConnectionSession,
     identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
@@ -279,7 +279,7 @@ fn shape(frame: &Frame) -> Shape {
 
 async fn post(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     connection: &modern::ConnectionSession,
     identity: Option<Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
@@ -311,7 +311,7 @@ async fn post(
     };
     if let (Some(auth), Some(identity)) = (&app.config.auth, &identity) {
         if let Err(refusal) =
-            auth.check_tool_scopes(identity, &frame, headers, &app.config.endpoint)
+            auth.check_tool_scopes(identity, &frame, headers, &app.public_endpoint)
         {
             return refusal.into();
         }
@@ -669,7 +669,7 @@ pub(crate) fn push_failed(e: PushError) -> Response<ResponseBody> {
 
 async fn get(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     identity: Option<&Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     if app.config.stateless || !app.config.standalone_stream {
@@ -741,7 +741,7 @@ async fn get(
 
 async fn delete(
     app: &Arc<App>,
-    req: Request<Incoming>,
+    req: Request<RequestBody>,
     identity: Option<&Arc<AuthIdentity>>,
 ) -> Response<ResponseBody> {
     if app.config.stateless || !app.config.allow_delete {
