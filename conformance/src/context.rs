@@ -15,11 +15,51 @@ use crate::error::Error;
 /// The most pages the runner follows in one paginated list.
 pub const MAX_PAGES: usize = 100;
 
+/// The least a request waits when the bound comes from the measured round trip.
+pub const TIMEOUT_FLOOR: Duration = Duration::from_secs(5);
+/// The most a request waits when the bound comes from the measured round trip.
+pub const TIMEOUT_CEILING: Duration = Duration::from_secs(30);
+/// How many round trips a request may take before it counts as unanswered.
+pub const TIMEOUT_ROUND_TRIPS: u32 = 100;
+/// The shortest listening window where nothing should arrive.
+pub const QUIET_FLOOR: Duration = Duration::from_millis(600);
+/// The longest listening window where nothing should arrive.
+pub const QUIET_CEILING: Duration = Duration::from_secs(3);
+/// How many round trips a listening window lasts.
+pub const QUIET_ROUND_TRIPS: u32 = 20;
+
+/// The bounds derived from one measured round trip: a request waits
+/// [`TIMEOUT_ROUND_TRIPS`] round trips (within [`TIMEOUT_FLOOR`]..[`TIMEOUT_CEILING`]); a
+/// window where nothing should arrive lasts [`QUIET_ROUND_TRIPS`] round trips (within
+/// [`QUIET_FLOOR`]..[`QUIET_CEILING`]). A fixed bound is either too short for a slow server
+/// (false failures) or makes a run against a silent one take minutes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// The measured round trip (the median of a few pings).
+    pub round_trip: Duration,
+    /// The bound on one request's wait.
+    pub timeout: Duration,
+    /// How long to listen where nothing should arrive.
+    pub quiet: Duration,
+}
+
+impl Timing {
+    /// The bounds for a measured `round_trip`.
+    pub fn from_round_trip(round_trip: Duration) -> Self {
+        Timing {
+            round_trip,
+            timeout: (round_trip * TIMEOUT_ROUND_TRIPS).clamp(TIMEOUT_FLOOR, TIMEOUT_CEILING),
+            quiet: (round_trip * QUIET_ROUND_TRIPS).clamp(QUIET_FLOOR, QUIET_CEILING),
+        }
+    }
+}
+
 /// Settings of one run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The bound on one request's wait.
-    pub timeout: Duration,
+    /// The bound on one request's wait; `None` derives it from the measured round trip
+    /// ([`Timing`]).
+    pub timeout: Option<Duration>,
     /// The bound on one whole case.
     pub case_timeout: Duration,
     /// The bound on a fresh server's first reply (its start-up included).
@@ -40,7 +80,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            timeout: Duration::from_secs(10),
+            timeout: None,
             case_timeout: Duration::from_secs(60),
             startup_timeout: Duration::from_secs(30),
             slow_tool: None,
@@ -136,6 +176,10 @@ pub struct Ctx {
     pub sample_calls: Option<Vec<SampleCall>>,
     /// The era probe: the `server/discover` result when the target speaks 2026-07-28.
     modern: Option<Option<Value>>,
+    /// The case now running (requests are attributed to it).
+    case: &'static str,
+    /// The bounds measured from the round trip, once measured.
+    timing: Option<Timing>,
 }
 
 /// One tool called with sample arguments, and what came back.
@@ -161,7 +205,78 @@ impl Ctx {
             version_answers: None,
             sample_calls: None,
             modern: None,
+            case: crate::driver::session::SETUP,
+            timing: None,
         }
+    }
+
+    /// Starts case `id`: the shared session's unclaimed replies and notifications are set
+    /// aside (see [`Session::set_case`]) and a shared session whose server went away is
+    /// replaced, so the case starts from a state it controls.
+    pub async fn begin_case(&mut self, id: &'static str) {
+        self.case = id;
+        if let Some(session) = &mut self.shared {
+            session.set_case(id).await;
+        }
+        if self.shared.as_ref().is_some_and(Session::is_closed) {
+            self.reset_shared().await;
+        }
+    }
+
+    /// Whether the target answers `initialize` (a legacy or dual-era server); probed once, on
+    /// the shared session.
+    pub async fn speaks_legacy(&mut self) -> bool {
+        self.shared().await.is_ok()
+    }
+
+    /// The bounds measured from the round trip, if measured yet.
+    pub fn timing(&self) -> Option<Timing> {
+        self.timing
+    }
+
+    /// The bound on one request: `--timeout` when given, else from the measured round trip,
+    /// else (not measured yet) the ceiling.
+    pub fn request_timeout(&self) -> Duration {
+        self.config
+            .timeout
+            .or(self.timing.map(|t| t.timeout))
+            .unwrap_or(TIMEOUT_CEILING)
+    }
+
+    fn quiet(&self) -> Duration {
+        self.timing.map_or(QUIET_FLOOR, |t| t.quiet)
+    }
+
+    /// Sets a new session's bounds and the case its requests belong to.
+    async fn prepare(&mut self, session: &mut Session) {
+        session.timeout = self.request_timeout();
+        session.startup_timeout = self.config.startup_timeout;
+        session.quiet = self.quiet();
+        session.set_case(self.case).await;
+    }
+
+    /// Measures the round trip on `session` (the median of five `method` requests) once per
+    /// run; a request that gets no reply at all leaves the bounds unmeasured.
+    async fn measure(&mut self, session: &mut Session, method: &str, params: Option<Value>) {
+        if self.timing.is_some() {
+            return;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..5 {
+            let started = tokio::time::Instant::now();
+            match session
+                .request_within(method, params.clone(), TIMEOUT_CEILING)
+                .await
+            {
+                Ok(_) => samples.push(started.elapsed()),
+                Err(_) => return,
+            }
+        }
+        samples.sort();
+        let timing = Timing::from_round_trip(samples[samples.len() / 2]);
+        self.timing = Some(timing);
+        session.timeout = self.request_timeout();
+        session.quiet = timing.quiet;
     }
 
     /// The era probe, made once: a modern `server/discover` (2026-07-28 in `_meta`, no
@@ -175,7 +290,13 @@ impl Ctx {
         let mut session = self.fresh().await?;
         let params =
             crate::cases::modern::with_meta(json!({}), crate::cases::modern::meta(json!({})));
-        let reply = session.first_request("server/discover", Some(params)).await;
+        let reply = session
+            .first_request("server/discover", Some(params.clone()))
+            .await;
+        if matches!(reply, Ok(Reply::Result(_))) {
+            self.measure(&mut session, "server/discover", Some(params))
+                .await;
+        }
         session.close().await;
         let found = match reply {
             Ok(Reply::Result(result)) => result
@@ -203,8 +324,7 @@ impl Ctx {
     /// A new, uninitialized session.
     pub async fn fresh(&mut self) -> Result<Session, Error> {
         let mut session = self.connector.connect(self.journal.clone()).await?;
-        session.timeout = self.config.timeout;
-        session.startup_timeout = self.config.startup_timeout;
+        self.prepare(&mut session).await;
         Ok(session)
     }
 
@@ -220,14 +340,15 @@ impl Ctx {
         if self.shared.as_ref().is_some_and(Session::is_closed) {
             self.reset_shared().await;
         }
-        match &mut self.shared {
-            Some(session) => Ok(session),
-            slot => {
+        if self.shared.is_none() {
+            {
                 let session = {
                     let mut s = self.connector.connect(self.journal.clone()).await?;
-                    s.timeout = self.config.timeout;
-                    s.startup_timeout = self.config.startup_timeout;
+                    self.prepare(&mut s).await;
+                    // The handshake and the round-trip probe belong to no case.
+                    s.set_case(crate::driver::session::SETUP).await;
                     s.handshake(ProtocolVersion::LATEST.as_str()).await?;
+                    self.measure(&mut s, "ping", None).await;
                     // Ask for every log message, so that `logging.messages` has some to check
                     // (servers may send nothing below a default level until asked).
                     let logs = s
@@ -242,16 +363,22 @@ impl Ctx {
                         )
                         .await?;
                     }
+                    s.set_case(self.case).await;
                     s
                 };
-                Ok(slot.insert(session))
+                self.shared = Some(session);
             }
         }
+        self.shared
+            .as_mut()
+            .ok_or_else(|| Error::Protocol("the shared session could not be opened".into()))
     }
 
     /// Closes the shared session; the next case opens a new one.
     pub async fn reset_shared(&mut self) {
-        if let Some(session) = self.shared.take() {
+        if let Some(mut session) = self.shared.take() {
+            // What arrived and was not claimed is recorded for the case that was running.
+            session.set_case(crate::driver::session::SETUP).await;
             session.close().await;
         }
     }

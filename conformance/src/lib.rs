@@ -8,7 +8,8 @@
 //! - [`case`](mod@case): what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
 //! - [`cases`]: the cases, one module per area of the specification.
 //! - [`runner`]: runs the selected cases with a bound on each.
-//! - [`report`]: table, JSON and JUnit output.
+//! - [`report`]: table, JSON and JUnit output; [`report_html`]: the HTML page.
+//! - [`baseline`]: what fails a run for CI (`--strict`, `--baseline`); [`explain`]: `--explain`.
 //!
 //! # Running it
 //!
@@ -31,8 +32,9 @@
 //! else skips them. The handshake cases run when `initialize` succeeds, so a dual-era server
 //! gets both sets and a server that speaks only 2026-07-28 gets the modern ones.
 //!
-//! The exit status is 0 when no MUST case failed, 1 when one did, 2 when the command line is
-//! wrong or the server cannot be started. Transport cases (`http.*`, `sse.*`) are part of a run
+//! The exit status is 0 when no MUST case failed (with `--strict`, no case), less the failures
+//! a `--baseline` accepts, 1 when one did, 2 when the command line is wrong or the server cannot
+//! be started or reached. `docs/conformance.md` in the repository has the whole manual. Transport cases (`http.*`, `sse.*`) are part of a run
 //! only on their transport.
 //! Each case runs on a shared session initialized at the latest version unless it needs its own
 //! (version probes, requests before `initialize`, batches); after a failing case the shared
@@ -58,12 +60,15 @@
 //!   Other tools are never called with valid arguments unless named with
 //!   `--call NAME='{"arg": …}'`.
 
+pub mod baseline;
 pub mod case;
 pub mod cases;
 pub mod context;
 pub mod driver;
 pub mod error;
+pub mod explain;
 pub mod report;
+pub mod report_html;
 pub mod runner;
 
 pub use case::{Case, Level, Outcome};

@@ -76,7 +76,7 @@ fn ignores_initialize_first() {
 
 #[test]
 fn unknown_tool_internal_error() {
-    assert_fails("unknown-tool-internal", &["tools.unknown-tool"]);
+    assert_fails("unknown-tool-result", &["tools.unknown-tool"]);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use mcp_proto::jsonrpc::error_codes::{
 use mcp_proto::ProtocolVersion;
 use serde_json::{json, Value};
 
-use super::{expect_code, expect_codes, first_failure, still_alive, QUIET};
+use super::{expect_code, expect_codes, first_failure, still_alive};
 use crate::case;
 use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::Ctx;
@@ -212,7 +212,10 @@ async fn id_roundtrip(session: &mut Session, id_text: &str, expected: &Value) ->
         Ok(Reply::Result(_)) => Outcome::Pass,
         Ok(other) => Outcome::fail(format!("a result for id {id_text}"), other.describe()),
         Err(_) => {
-            let strays = session.responses_within(QUIET).await.unwrap_or_default();
+            let strays = session
+                .responses_within(session.quiet)
+                .await
+                .unwrap_or_default();
             let got = match strays.first() {
                 Some((Some(id), _)) => format!("a reply with id {id} instead"),
                 Some((None, reply)) => format!("a reply without id: {}", reply.describe()),
@@ -330,7 +333,7 @@ async fn notification_no_reply(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": "conf-never-sent"})),
         )
         .await?;
-    let replies = session.responses_within(QUIET).await?;
+    let replies = session.responses_within(session.quiet).await?;
     let outcome = match replies.first() {
         None => Outcome::Pass,
         Some((id, reply)) => Outcome::fail(

@@ -241,7 +241,7 @@ async fn second_initialize(cx: &mut Ctx) -> CaseResult {
     let first = session.wait_reply(&id, timeout).await;
     let outcome = match first {
         Ok(_) => {
-            let extra = session.responses_within(super::QUIET).await?;
+            let extra = session.responses_within(session.quiet).await?;
             let repeats = extra
                 .iter()
                 .filter(|(rid, _)| rid.as_ref() == Some(&id))

@@ -1,7 +1,5 @@
 //! The cases, one module per area of the specification, and the checks they share.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::case::{Case, Outcome};
@@ -41,9 +39,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(logging::final_cases());
     cases
 }
-
-/// How long the runner listens when nothing should arrive.
-pub const QUIET: Duration = Duration::from_millis(600);
 
 /// `Some(problem)` when `value` does not decode as the `mcp_proto::schema` type `T`: the
 /// shapes the spec's schema gives, checked with the toolkit's own types.

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{first_failure, still_alive, QUIET};
+use super::{first_failure, still_alive};
 use crate::case;
 use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::Ctx;
@@ -102,7 +102,7 @@ async fn cancel_unknown(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": 987_654_321, "reason": "conformance"})),
         )
         .await?;
-    let replies = session.responses_within(QUIET).await?;
+    let replies = session.responses_within(session.quiet).await?;
     let outcome = match replies.first() {
         None => Outcome::Pass,
         Some((_, reply)) => Outcome::fail("no reply to the cancellation", reply.describe()),
@@ -137,7 +137,7 @@ async fn progress_call(
     let id = session.start_request("tools/call", Some(params)).await?;
     let reply = session.wait_reply(&id, timeout).await?;
     let before = session.take_notifications();
-    session.collect_for(QUIET).await?;
+    session.collect_for(session.quiet).await?;
     let after = session.take_notifications();
     let progress = |list: &[(String, Value)], only_token: bool| -> Vec<Value> {
         list.iter()

@@ -5,7 +5,7 @@
 //! a reply) so cases can say what exactly was wrong; strict validity is checked separately with
 //! [`mcp_proto::jsonrpc::parse`] and anything it refuses goes to the [`Journal`].
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{Frame, Journal, Transport};
+use super::{Frame, Journal, Stray, StrayKind, Transport};
 use crate::error::Error;
 
 /// The most notifications or unclaimed responses kept per session.
@@ -115,7 +115,26 @@ pub fn brief(v: &Value) -> String {
     }
 }
 
+/// A request the session sent: which case sent it, its method, and how many times that id was
+/// used (a case may repeat an id on purpose).
+#[derive(Clone, Debug)]
+struct Sent {
+    case: &'static str,
+    method: Option<String>,
+    count: usize,
+    answered: usize,
+}
+
+/// The label of the requests the runner sends outside any case (the handshake, the probes).
+pub const SETUP: &str = "(runner setup)";
+
 /// A connection to a server, initialized or not.
+///
+/// Every request it sends is recorded with the case that was running (see
+/// [`Session::set_case`]). A reply to a request of an earlier case, a second reply to one
+/// request, and (when a new case starts) a reply to an id nobody sent are taken out of the
+/// running case's view and recorded in the [`Journal`] as a [`Stray`] of the case they belong
+/// to: a late answer can never be counted against a case that did not ask.
 pub struct Session {
     transport: Box<dyn Transport>,
     frames: mpsc::Receiver<Frame>,
@@ -124,10 +143,14 @@ pub struct Session {
     next_id: i64,
     backlog: VecDeque<(Option<Value>, Reply)>,
     notifications: Vec<(String, Value)>,
+    case: &'static str,
+    sent: HashMap<String, Sent>,
     /// The default bound on one request's wait.
     pub timeout: Duration,
     /// The bound on the first request of a session, which includes the server's start-up.
     pub startup_timeout: Duration,
+    /// How long the cases listen where nothing should arrive (scaled with the round trip).
+    pub quiet: Duration,
     /// The `initialize` result once [`Session::handshake`] succeeded.
     pub initialized: Option<Value>,
 }
@@ -147,8 +170,11 @@ impl Session {
             next_id: 1,
             backlog: VecDeque::new(),
             notifications: Vec::new(),
+            case: SETUP,
+            sent: HashMap::new(),
             timeout: Duration::from_secs(10),
             startup_timeout: Duration::from_secs(30),
+            quiet: Duration::from_millis(600),
             initialized: None,
         }
     }
@@ -156,6 +182,56 @@ impl Session {
     /// True once the server closed its side.
     pub fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// The case now running on this session. What arrived for the previous case and was not
+    /// claimed is set aside: replies with an id nobody sent are recorded as strays of the case
+    /// that was running, the rest (unclaimed replies to its own requests) are dropped, and the
+    /// notifications received so far are cleared, so the new case starts with an empty view.
+    pub async fn set_case(&mut self, case: &'static str) {
+        self.drain_ready().await;
+        for (id, reply) in std::mem::take(&mut self.backlog) {
+            let key = id_key(id.as_ref());
+            if id.as_ref().is_some_and(|i| !i.is_null()) && !self.sent.contains_key(&key) {
+                self.journal.stray(Stray {
+                    case: self.case.to_owned(),
+                    during: self.case.to_owned(),
+                    id: key,
+                    method: None,
+                    kind: StrayKind::UnknownId,
+                    reply: reply.describe(),
+                });
+            }
+        }
+        self.notifications.clear();
+        self.case = case;
+    }
+
+    /// The case this session's requests are attributed to now.
+    pub fn case(&self) -> &'static str {
+        self.case
+    }
+
+    /// Files every frame that has already arrived without waiting, and notices a server that
+    /// closed its side since the last read (so the next case does not inherit a dead session).
+    pub async fn drain_ready(&mut self) {
+        if self.closed {
+            return;
+        }
+        loop {
+            match self.frames.try_recv() {
+                Ok(frame) => {
+                    // Filing may answer a server request; a failure there shows up at the next
+                    // send, so it is not an error here.
+                    let _ = self.file_frame(frame).await;
+                }
+                Err(mpsc::error::TryRecvError::Empty) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    self.closed = true;
+                    return;
+                }
+            }
+        }
     }
 
     /// The tail of the server's stderr.
@@ -185,6 +261,8 @@ impl Session {
         if self.closed {
             return Err(self.closed_error());
         }
+        self.record_requests(line);
+        self.journal.exchange(self.case, true, line);
         match self.transport.send_frame(line.as_bytes()).await {
             Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                 // The server is gone; give its stderr a moment to drain so the error can show it.
@@ -193,6 +271,45 @@ impl Session {
                 Err(self.closed_error())
             }
             other => other,
+        }
+    }
+
+    /// Notes the id of every request in `line` (one message or a batch) as the running case's.
+    /// Text that does not parse carries no id anyone can answer.
+    fn record_requests(&mut self, line: &str) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            return;
+        };
+        let items = match value {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        for item in items {
+            let Value::Object(obj) = item else { continue };
+            let (Some(id), true) = (obj.get("id"), obj.contains_key("method")) else {
+                continue;
+            };
+            if id.is_null() {
+                continue;
+            }
+            let method = obj.get("method").and_then(Value::as_str).map(str::to_owned);
+            let case = self.case;
+            let entry = self.sent.entry(id_key(Some(id))).or_insert(Sent {
+                case,
+                method: method.clone(),
+                count: 0,
+                answered: 0,
+            });
+            if entry.case != case {
+                // An id reused by a later case belongs to that case from now on.
+                *entry = Sent {
+                    case,
+                    method,
+                    count: 0,
+                    answered: 0,
+                };
+            }
+            entry.count += 1;
         }
     }
 
@@ -381,6 +498,11 @@ impl Session {
             }
             Ok(Some(frame)) => frame,
         };
+        self.file_frame(frame).await
+    }
+
+    /// Classifies one frame and files what it holds; the last message in it is returned.
+    async fn file_frame(&mut self, frame: Frame) -> Result<Option<Msg>, Error> {
         let bytes = match frame {
             Frame::TooLong(limit) => {
                 self.journal
@@ -392,6 +514,10 @@ impl Session {
             }
             Frame::Data(bytes) => bytes,
         };
+        // Evidence needs the start of a message only; a 1 MiB reply is not copied whole.
+        let head = &bytes[..bytes.len().min(2400)];
+        self.journal
+            .exchange(self.case, false, &String::from_utf8_lossy(head));
         if let Err(e) = mcp_proto::jsonrpc::parse(&bytes) {
             let text = String::from_utf8_lossy(&bytes);
             let shown: String = text.chars().take(200).collect();
@@ -413,8 +539,9 @@ impl Session {
         };
         for item in items {
             if let Some(msg) = classify(item) {
-                self.file(msg.clone()).await?;
-                last = Some(msg);
+                if self.file(msg.clone()).await? {
+                    last = Some(msg);
+                }
             }
         }
         Ok(Some(last.unwrap_or(Msg::Notification {
@@ -423,9 +550,35 @@ impl Session {
         })))
     }
 
-    async fn file(&mut self, msg: Msg) -> Result<(), Error> {
+    /// Files one message; false when it is a stray the running case must not see.
+    async fn file(&mut self, msg: Msg) -> Result<bool, Error> {
         match msg {
             Msg::Response { id, reply } => {
+                let key = id_key(id.as_ref());
+                if let Some(sent) = self.sent.get_mut(&key) {
+                    sent.answered += 1;
+                    let kind = if sent.answered > sent.count {
+                        Some(StrayKind::Duplicate)
+                    } else if sent.case != self.case {
+                        Some(StrayKind::Late)
+                    } else {
+                        None
+                    };
+                    if let Some(kind) = kind {
+                        self.journal.stray(Stray {
+                            case: sent.case.to_owned(),
+                            during: self.case.to_owned(),
+                            id: key,
+                            method: sent.method.clone(),
+                            kind,
+                            reply: reply.describe(),
+                        });
+                    }
+                    if sent.case != self.case {
+                        // Not the running case's business: it never sees this reply.
+                        return Ok(false);
+                    }
+                }
                 if self.backlog.len() >= KEEP {
                     self.backlog.pop_front();
                 }
@@ -451,7 +604,7 @@ impl Session {
                 self.send(&answer).await?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Sends `initialize` for `version` and waits for the reply (no `initialized` yet).
@@ -508,6 +661,11 @@ pub fn initialize_params(version: &str) -> Value {
         "capabilities": {},
         "clientInfo": {"name": "mcp-conformance", "version": env!("CARGO_PKG_VERSION")}
     })
+}
+
+/// The id as JSON text, the key requests and replies are matched on (`absent` for none).
+fn id_key(id: Option<&Value>) -> String {
+    id.map_or_else(|| "absent".to_owned(), Value::to_string)
 }
 
 fn classify(value: Value) -> Option<Msg> {
