@@ -16,11 +16,14 @@ use crate::error::Error;
 pub const MAX_PAGES: usize = 100;
 
 /// The least a request waits when the bound comes from the measured round trip.
-pub const TIMEOUT_FLOOR: Duration = Duration::from_secs(5);
+pub const TIMEOUT_FLOOR: Duration = Duration::from_secs(3);
 /// The most a request waits when the bound comes from the measured round trip.
 pub const TIMEOUT_CEILING: Duration = Duration::from_secs(30);
 /// How many round trips a request may take before it counts as unanswered.
 pub const TIMEOUT_ROUND_TRIPS: u32 = 100;
+/// The least a request that does work (a tool call, a read, a prompt, a completion, a task)
+/// waits when the bound is measured: a ping's round trip does not predict the work.
+pub const WORK_FLOOR: Duration = Duration::from_secs(10);
 /// The shortest listening window where nothing should arrive.
 pub const QUIET_FLOOR: Duration = Duration::from_millis(600);
 /// The longest listening window where nothing should arrive.
@@ -180,6 +183,8 @@ pub struct Ctx {
     case: &'static str,
     /// The bounds measured from the round trip, once measured.
     timing: Option<Timing>,
+    /// A connection a 2026-07-28 case finished with, for the next one (see [`Ctx::release`]).
+    modern_pool: Option<Session>,
 }
 
 /// One tool called with sample arguments, and what came back.
@@ -207,6 +212,31 @@ impl Ctx {
             modern: None,
             case: crate::driver::session::SETUP,
             timing: None,
+            modern_pool: None,
+        }
+    }
+
+    /// A connection for a 2026-07-28 case: the one the previous such case released, else a
+    /// new one. Under 2026-07-28 "Servers MUST NOT rely on prior requests over the same
+    /// connection to establish context" (basic/index#statelessness), so reuse is no shared
+    /// state; it spares a stdio server's start-up per case. The connection's unclaimed
+    /// replies and notifications are set aside first.
+    pub async fn reuse_or_fresh(&mut self) -> Result<Session, Error> {
+        if let Some(mut session) = self.modern_pool.take() {
+            session.set_case(self.case).await;
+            if !session.is_closed() {
+                return Ok(session);
+            }
+            session.close().await;
+        }
+        self.fresh().await
+    }
+
+    /// Hands back a connection [`Ctx::reuse_or_fresh`] gave out, once its case has nothing
+    /// in flight on it (no open stream, no pending request).
+    pub async fn release(&mut self, session: Session) {
+        if let Some(old) = self.modern_pool.replace(session) {
+            old.close().await;
         }
     }
 
@@ -250,6 +280,7 @@ impl Ctx {
     /// Sets a new session's bounds and the case its requests belong to.
     async fn prepare(&mut self, session: &mut Session) {
         session.timeout = self.request_timeout();
+        session.work_timeout = self.config.timeout.unwrap_or(WORK_FLOOR);
         session.startup_timeout = self.config.startup_timeout;
         session.quiet = self.quiet();
         session.set_case(self.case).await;
@@ -276,6 +307,7 @@ impl Ctx {
         let timing = Timing::from_round_trip(samples[samples.len() / 2]);
         self.timing = Some(timing);
         session.timeout = self.request_timeout();
+        session.work_timeout = self.config.timeout.unwrap_or(WORK_FLOOR);
         session.quiet = timing.quiet;
     }
 
@@ -380,6 +412,24 @@ impl Ctx {
             // What arrived and was not claimed is recorded for the case that was running.
             session.set_case(crate::driver::session::SETUP).await;
             session.close().await;
+        }
+    }
+
+    /// After a failing case: keeps the shared session when it still answers a `ping` within
+    /// the request bound, else closes it so the next case opens a new one.
+    pub async fn keep_shared_if_alive(&mut self) {
+        let Some(session) = &mut self.shared else {
+            return;
+        };
+        session.set_case(crate::driver::session::SETUP).await;
+        let timeout = session.timeout;
+        let alive = !session.is_closed()
+            && matches!(
+                session.request_within("ping", None, timeout).await,
+                Ok(Reply::Result(_))
+            );
+        if !alive {
+            self.reset_shared().await;
         }
     }
 
@@ -594,6 +644,9 @@ impl Ctx {
     /// Closes everything the context holds.
     pub async fn finish(mut self) {
         self.reset_shared().await;
+        if let Some(session) = self.modern_pool.take() {
+            session.close().await;
+        }
     }
 }
 

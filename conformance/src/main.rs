@@ -39,7 +39,7 @@ options:
   --only PREFIX               run only cases whose id starts with PREFIX (repeatable, or comma-separated)
   --skip PREFIX               skip cases whose id starts with PREFIX (repeatable, or comma-separated)
   --timeout SECS              bound on one request (default: 100 measured round trips,
-                              5 to 30 s)
+                              3 to 30 s)
   --case-timeout SECS         bound on one case (default 60)
   --startup-timeout SECS      bound on a fresh server's first reply (default 30)
   --slow-tool NAME            the tool used for cancellation and concurrency cases

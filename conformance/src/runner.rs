@@ -185,8 +185,10 @@ pub async fn run_with_progress(
             None => run_one(&mut cx, case, config.case_timeout).await,
         };
         if matches!(outcome, Outcome::Fail { .. }) {
-            // A failing case may have left the shared session in any state: start afresh.
-            cx.reset_shared().await;
+            // A failing case may have left the shared session in any state: it is kept only if
+            // it still answers a ping (late replies to the case's requests cannot mislead the
+            // next case: they are attributed to this one), else the next case starts afresh.
+            cx.keep_shared_if_alive().await;
         }
         report.cases.push(CaseReport {
             id: case.id,

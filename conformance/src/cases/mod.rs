@@ -90,6 +90,20 @@ pub fn expect_codes(reply: &Reply, codes: &[i64], what: &str) -> Outcome {
     }
 }
 
+/// True for the reply the HTTP driver makes up when the server rejected a POST with an HTTP
+/// error status and no JSON-RPC body, which the Streamable HTTP transport allows for input it
+/// cannot accept.
+pub fn is_http_rejection(reply: &Reply) -> bool {
+    match reply {
+        Reply::Error(e) => e
+            .data
+            .as_ref()
+            .and_then(|d| d.get(crate::driver::http::HTTP_REJECTION))
+            .is_some(),
+        Reply::Result(_) => false,
+    }
+}
+
 /// Combines a check with the liveness check that follows it: the first failure wins.
 pub fn first_failure(outcome: Outcome, alive: Option<Outcome>) -> Outcome {
     match (outcome, alive) {

@@ -131,7 +131,7 @@ pub fn cases() -> Vec<Case> {
 async fn discover_shape(cx: &mut Ctx) -> CaseResult {
     let mut session = open(cx).await?;
     let reply = request(&mut session, "server/discover", json!({})).await;
-    session.close().await;
+    super::done(cx, session).await;
     let result = match reply? {
         Reply::Result(result) => result,
         other => return Ok(Outcome::fail("a server/discover result", other.describe())),
@@ -211,7 +211,7 @@ async fn server_info(cx: &mut Ctx) -> CaseResult {
         Ok(lists) => lists,
         Err(skip) => return Ok(skip),
     };
-    session.close().await;
+    super::done(cx, session).await;
     let pointer = format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1"));
     for (method, result) in results {
         let named = result.pointer(&pointer).is_some_and(|i| {
@@ -245,7 +245,7 @@ async fn discover_reply(cx: &mut Ctx, meta: Value) -> Result<Reply, crate::error
     let reply = session
         .first_request("server/discover", Some(json!({"_meta": meta})))
         .await;
-    session.close().await;
+    super::done(cx, session).await;
     reply
 }
 
@@ -342,7 +342,7 @@ async fn result_type(cx: &mut Ctx) -> CaseResult {
             ));
         }
     }
-    session.close().await;
+    super::done(cx, session).await;
     Ok(verdict("resultType \"complete\" on every result", problems))
 }
 
@@ -375,7 +375,7 @@ async fn cache_hints(cx: &mut Ctx) -> CaseResult {
             _ => {}
         }
     }
-    session.close().await;
+    super::done(cx, session).await;
     Ok(verdict(
         "ttlMs and cacheScope on every cacheable result",
         problems,
@@ -414,14 +414,14 @@ async fn removed_methods(cx: &mut Ctx) -> CaseResult {
             problems.push(format!("{method}: {}", reply.describe()));
         }
     }
-    session.close().await;
+    super::done(cx, session).await;
     Ok(verdict("-32601 for each removed method", problems))
 }
 
 async fn unknown_method(cx: &mut Ctx) -> CaseResult {
     let mut session = open(cx).await?;
     let reply = request(&mut session, "conformance/no-such-method", json!({})).await;
-    session.close().await;
+    super::done(cx, session).await;
     Ok(expect_code(&reply?, METHOD_NOT_FOUND, "an unknown method"))
 }
 
@@ -436,7 +436,7 @@ async fn resource_not_found(cx: &mut Ctx) -> CaseResult {
     let uri = "test://mcp-conformance/no-such-resource";
     let mut session = open(cx).await?;
     let reply = request(&mut session, "resources/read", json!({"uri": uri})).await;
-    session.close().await;
+    super::done(cx, session).await;
     let reply = reply?;
     let expected = "error -32602 with data.uri";
     Ok(match &reply {
