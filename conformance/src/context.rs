@@ -185,6 +185,9 @@ pub struct Ctx {
     timing: Option<Timing>,
     /// A connection a 2026-07-28 case finished with, for the next one (see [`Ctx::release`]).
     modern_pool: Option<Session>,
+    /// A stdio server started ahead of the next [`Ctx::fresh`], so its start-up overlaps the
+    /// case before (seconds for an interpreted server).
+    spare: Option<Session>,
 }
 
 /// One tool called with sample arguments, and what came back.
@@ -213,6 +216,7 @@ impl Ctx {
             case: crate::driver::session::SETUP,
             timing: None,
             modern_pool: None,
+            spare: None,
         }
     }
 
@@ -355,7 +359,20 @@ impl Ctx {
 
     /// A new, uninitialized session.
     pub async fn fresh(&mut self) -> Result<Session, Error> {
-        let mut session = self.connector.connect(self.journal.clone()).await?;
+        let mut session = match self.spare.take() {
+            Some(spare) if !spare.is_closed() => spare,
+            other => {
+                if let Some(dead) = other {
+                    dead.close().await;
+                }
+                self.connector.connect(self.journal.clone()).await?
+            }
+        };
+        if matches!(self.connector.kind(), crate::driver::Kind::Stdio) {
+            // The next fresh session's server starts now and is ready when it is wanted. A
+            // server waiting on its stdin is not affected by having nothing to read yet.
+            self.spare = self.connector.connect(self.journal.clone()).await.ok();
+        }
         self.prepare(&mut session).await;
         Ok(session)
     }
@@ -617,25 +634,37 @@ impl Ctx {
         if let Some(answers) = &self.version_answers {
             return Ok(answers.clone());
         }
-        let mut answers = BTreeMap::new();
         let requested = ProtocolVersion::HANDSHAKE
             .iter()
             .map(|v| v.as_str().to_owned())
             .chain(std::iter::once(
                 crate::cases::lifecycle::UNKNOWN_VERSION.to_owned(),
             ));
+        // One fresh session per version, all at once: a stdio server's start-up (seconds for
+        // an interpreted one) is then paid about once, not five times.
+        let mut probes = tokio::task::JoinSet::new();
         for version in requested {
             let mut session = self.fresh().await?;
-            let answer = match session.send_initialize(&version).await {
-                Ok(Reply::Result(r)) => match r.get("protocolVersion").and_then(Value::as_str) {
-                    Some(v) => Ok(v.to_owned()),
-                    None => Err(format!("a result without a string protocolVersion: {r}")),
-                },
-                Ok(other) => Err(other.describe()),
-                Err(e) => Err(e.to_string()),
-            };
-            session.close().await;
-            answers.insert(version, answer);
+            probes.spawn(async move {
+                let answer = match session.send_initialize(&version).await {
+                    Ok(Reply::Result(r)) => {
+                        match r.get("protocolVersion").and_then(Value::as_str) {
+                            Some(v) => Ok(v.to_owned()),
+                            None => Err(format!("a result without a string protocolVersion: {r}")),
+                        }
+                    }
+                    Ok(other) => Err(other.describe()),
+                    Err(e) => Err(e.to_string()),
+                };
+                session.close().await;
+                (version, answer)
+            });
+        }
+        let mut answers = BTreeMap::new();
+        while let Some(done) = probes.join_next().await {
+            if let Ok((version, answer)) = done {
+                answers.insert(version, answer);
+            }
         }
         self.version_answers = Some(answers.clone());
         Ok(answers)
@@ -644,7 +673,10 @@ impl Ctx {
     /// Closes everything the context holds.
     pub async fn finish(mut self) {
         self.reset_shared().await;
-        if let Some(session) = self.modern_pool.take() {
+        for session in [self.modern_pool.take(), self.spare.take()]
+            .into_iter()
+            .flatten()
+        {
             session.close().await;
         }
     }

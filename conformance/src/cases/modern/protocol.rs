@@ -242,10 +242,17 @@ pub fn meta_with(key: &str, value: Option<Value>) -> Value {
 /// The reply to a server/discover carrying `meta`, on a fresh connection.
 async fn discover_reply(cx: &mut Ctx, meta: Value) -> Result<Reply, crate::error::Error> {
     let mut session = open(cx).await?;
+    // A request without the version is era-ambiguous: a dual-era server may take it for a
+    // legacy one and serve the connection that way from then on. Such a connection is not
+    // handed to the next case, whose verdict must not depend on this one.
+    let ambiguous = meta.get(META_VERSION).is_none();
     let reply = session
         .first_request("server/discover", Some(json!({"_meta": meta})))
         .await;
-    super::done(cx, session).await;
+    match ambiguous {
+        true => session.close().await,
+        false => super::done(cx, session).await,
+    }
     reply
 }
 
@@ -383,7 +390,7 @@ async fn cache_hints(cx: &mut Ctx) -> CaseResult {
 }
 
 async fn removed_methods(cx: &mut Ctx) -> CaseResult {
-    let mut session = open(cx).await?;
+    let mut session = cx.fresh().await?;
     let mut problems = Vec::new();
     let calls = [
         ("ping", json!({})),
@@ -414,7 +421,8 @@ async fn removed_methods(cx: &mut Ctx) -> CaseResult {
             problems.push(format!("{method}: {}", reply.describe()));
         }
     }
-    super::done(cx, session).await;
+    // `initialize` selects legacy semantics for a stdio process: the connection is not reused.
+    session.close().await;
     Ok(verdict("-32601 for each removed method", problems))
 }
 
