@@ -14,6 +14,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod auth;
 mod client;
@@ -21,7 +22,6 @@ mod era;
 mod error;
 mod handler;
 pub mod http;
-pub mod hub;
 mod input;
 mod list_cache;
 mod listen;
@@ -38,12 +38,11 @@ pub use client::{Client, Handshake};
 pub use era::{Era, EraCache, Negotiation, NegotiationParseError};
 pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
-pub use hub::{Hub, HubError, HubOptions};
 pub use input::MAX_INPUT_ROUNDS;
 pub use mcp_proto::peer::PeerError;
 pub use options::{
-    CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT,
-    MAX_TIMEOUT, MIN_TIMEOUT,
+    clamp_timeout, CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES,
+    DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT,
 };
 pub use raw_result::RawToolResult;
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};

@@ -11,6 +11,9 @@
 //!
 //! This crate has no sockets, no child processes and no HTTP.
 
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod codec;
 pub mod json_text;
 pub mod jsonrpc;

@@ -74,11 +74,13 @@ pub fn from_env(
     if !requested() {
         return Ok(None);
     }
+    let poster =
+        HyperPoster::new(runtime.clone()).map_err(|e| OtlpError::Exporter(e.to_string()))?;
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpJson)
         .with_timeout(EXPORT_TIMEOUT)
-        .with_http_client(HyperPoster::new(runtime.clone()))
+        .with_http_client(poster)
         .build()
         .map_err(|e| OtlpError::Exporter(e.to_string()))?;
     let mut processor = BatchSpanProcessor::builder(exporter).build();
@@ -266,18 +268,15 @@ where
 #[derive(Debug, Clone)]
 struct HyperPoster {
     runtime: tokio::runtime::Handle,
-    client: hyper_util::client::legacy::Client<
-        hyper_util::client::legacy::connect::HttpConnector,
-        Full<Bytes>,
-    >,
+    client: mcp_https::Client<Full<Bytes>>,
 }
 
 impl HyperPoster {
-    fn new(runtime: tokio::runtime::Handle) -> Self {
-        let client =
-            hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-                .build_http();
-        HyperPoster { runtime, client }
+    /// A poster over the toolkit's one client setup (`mcp_https`), so an `https` collector
+    /// works as a plain one does.
+    fn new(runtime: tokio::runtime::Handle) -> Result<Self, mcp_https::TlsError> {
+        let client = mcp_https::client(&mcp_https::Settings::new(EXPORT_TIMEOUT))?;
+        Ok(HyperPoster { runtime, client })
     }
 }
 

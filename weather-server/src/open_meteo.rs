@@ -6,9 +6,6 @@ use std::time::Duration;
 
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper::body::Bytes;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use serde::Deserialize;
 
 use crate::cities::City;
@@ -52,14 +49,12 @@ pub enum OpenMeteoError {
     Malformed(String),
 }
 
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-
 /// A client of one Open-Meteo base URL.
 #[derive(Clone)]
 pub struct OpenMeteo {
     base: String,
     timeout: Duration,
-    client: Client<Connector, Empty<Bytes>>,
+    client: mcp_https::Client<Empty<Bytes>>,
 }
 
 #[derive(Deserialize)]
@@ -106,20 +101,13 @@ const COMPASS: [&str; 16] = [
 impl OpenMeteo {
     /// A client of `base` (e.g. [`DEFAULT_BASE_URL`]) that gives up after `timeout`.
     pub fn new(base: &str, timeout: Duration) -> Result<Self, OpenMeteoError> {
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_connect_timeout(Some(timeout));
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| OpenMeteoError::Url(format!("TLS setup failed: {e}")))?
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(http);
+        let settings = mcp_https::Settings::new(timeout);
+        let client =
+            mcp_https::client(&settings).map_err(|e| OpenMeteoError::Url(format!("{e}")))?;
         Ok(OpenMeteo {
             base: base.trim_end_matches('/').to_owned(),
             timeout,
-            client: Client::builder(TokioExecutor::new()).build(connector),
+            client,
         })
     }
 

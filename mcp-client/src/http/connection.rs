@@ -1,6 +1,6 @@
-//! The HTTP client both transports share: hyper-util's pooled client over a TCP connector with
-//! `TCP_NODELAY` (small JSON-RPC messages must not wait for Nagle), and rustls for `https` URLs
-//! when the `tls` feature is on.
+//! The HTTP client both transports share: the toolkit's one client setup (`mcp_https`: pooled,
+//! `TCP_NODELAY` so small JSON-RPC messages do not wait for Nagle, rustls for `https` URLs when
+//! the `tls` feature is on), plus the per-server headers, response timeout and OAuth.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,23 +10,15 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 
 use super::error::HttpError;
 use super::HttpClientConfig;
 use crate::auth::{parse_www_authenticate, Authorizer, MAX_AUTH_ROUNDS};
 
-#[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-#[cfg(not(feature = "tls"))]
-type Connector = HttpConnector;
-
 /// A pooled HTTP/1.1 client plus the headers every request to this server carries.
 #[derive(Clone)]
 pub(crate) struct Connection {
-    client: Client<Connector, Full<Bytes>>,
+    client: mcp_https::Client<Full<Bytes>>,
     /// The configured per-server headers (`Authorization`, ...).
     headers: HeaderMap,
     /// How long to wait for response headers, when bounded.
@@ -54,14 +46,11 @@ impl Connection {
             }
             headers.append(header, value);
         }
-        let mut http = HttpConnector::new();
-        http.set_nodelay(true);
-        http.set_connect_timeout(Some(config.connect_timeout));
-        http.enforce_http(false);
-        let connector = make_connector(http)?;
-        let client = Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(30))
-            .build(connector);
+        let settings = mcp_https::Settings::new(config.connect_timeout)
+            .pool_idle_timeout(Duration::from_secs(30));
+        let client = mcp_https::client(&settings).map_err(|e| HttpError::Tls {
+            detail: e.to_string(),
+        })?;
         Ok(Connection {
             client,
             headers,
@@ -189,21 +178,6 @@ impl Connection {
     }
 }
 
-#[cfg(feature = "tls")]
-fn make_connector(http: HttpConnector) -> Result<Connector, HttpError> {
-    let builder = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-        .map_err(|e| HttpError::Tls {
-            detail: e.to_string(),
-        })?;
-    Ok(builder.https_or_http().enable_http1().wrap_connector(http))
-}
-
-#[cfg(not(feature = "tls"))]
-fn make_connector(http: HttpConnector) -> Result<Connector, HttpError> {
-    Ok(http)
-}
-
 /// Checks that `uri` is an absolute `http` URL, or `https` with the `tls` feature.
 pub(crate) fn check_url(text: &str) -> Result<Uri, HttpError> {
     let invalid = |reason: &str| HttpError::InvalidUrl {
@@ -218,7 +192,7 @@ pub(crate) fn check_url(text: &str) -> Result<Uri, HttpError> {
     }
     match uri.scheme_str() {
         Some("http") => Ok(uri),
-        Some("https") if cfg!(feature = "tls") => Ok(uri),
+        Some("https") if mcp_https::SUPPORTS_HTTPS => Ok(uri),
         Some("https") => Err(invalid(
             "https needs the `tls` feature of mcp-client, which is off in this build",
         )),
@@ -240,7 +214,7 @@ mod tests {
     fn https_follows_the_tls_feature() {
         assert_eq!(
             check_url("https://example.com/mcp").is_ok(),
-            cfg!(feature = "tls")
+            mcp_https::SUPPORTS_HTTPS
         );
     }
 

@@ -1,5 +1,5 @@
 //! The small HTTP(S) client the verifiers use to reach the authorization server (metadata,
-//! JWKS, introspection): hyper-util's client over rustls (ring), bounded in time and size.
+//! JWKS, introspection): the toolkit's one client setup (`mcp_https`), bounded in time and size.
 
 use std::time::Duration;
 
@@ -8,9 +8,6 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use hyper::{Method, Request, StatusCode, Uri};
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::TokioExecutor;
 use serde::de::DeserializeOwned;
 
 /// Largest document accepted from the authorization server.
@@ -62,7 +59,7 @@ pub enum FetchError {
 /// A client for JSON documents from the authorization server.
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    client: Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>,
+    client: mcp_https::Client<Full<Bytes>>,
     timeout: Duration,
 }
 
@@ -77,22 +74,11 @@ impl std::fmt::Debug for Fetcher {
 impl Fetcher {
     /// A client that gives up on a request after `timeout`.
     pub(crate) fn new(timeout: Duration) -> Result<Self, FetchError> {
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_connect_timeout(Some(timeout));
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-            .map_err(|e| FetchError::Tls(e.to_string()))?
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(http);
+        // Idle connections go before common servers drop them (Node.js: 5 s), so a reused
+        // one is rarely found closed.
+        let settings = mcp_https::Settings::new(timeout).pool_idle_timeout(Duration::from_secs(4));
         Ok(Fetcher {
-            // Idle connections go before common servers drop them (Node.js: 5 s), so a reused
-            // one is rarely found closed.
-            client: Client::builder(TokioExecutor::new())
-                .pool_idle_timeout(Duration::from_secs(4))
-                .build(connector),
+            client: mcp_https::client(&settings).map_err(|e| FetchError::Tls(e.to_string()))?,
             timeout,
         })
     }
