@@ -21,8 +21,8 @@ pub const TIMEOUT_FLOOR: Duration = Duration::from_secs(3);
 pub const TIMEOUT_CEILING: Duration = Duration::from_secs(30);
 /// How many round trips a request may take before it counts as unanswered.
 pub const TIMEOUT_ROUND_TRIPS: u32 = 100;
-/// The least a request that does work (a tool call, a read, a prompt, a completion, a task)
-/// waits when the bound is measured: a ping's round trip does not predict the work.
+/// The least a request that does work (a tool call, a read, a prompt, a completion, a task, a
+/// list) waits when the bound is measured: a ping's round trip does not predict the work.
 pub const WORK_FLOOR: Duration = Duration::from_secs(10);
 /// The shortest listening window where nothing should arrive.
 pub const QUIET_FLOOR: Duration = Duration::from_millis(600);

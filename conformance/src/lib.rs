@@ -37,8 +37,11 @@
 //! be started or reached. `docs/conformance.md` in the repository has the whole manual. Transport cases (`http.*`, `sse.*`) are part of a run
 //! only on their transport.
 //! Each case runs on a shared session initialized at the latest version unless it needs its own
-//! (version probes, requests before `initialize`, batches); after a failing case the shared
-//! session is replaced so one broken behaviour does not spill into the next case.
+//! (version probes, requests before `initialize`, batches). Every request is recorded with the
+//! case that sent it: a reply arriving after its case ended (late, or a second one) is noted on
+//! that case and never shown to the running one, and a request answered twice fails its case.
+//! After a failing case the shared session is kept only if it still answers a ping. Bounds come
+//! from the measured round trip ([`context::Timing`]).
 //!
 //! # Fixtures
 //!

@@ -53,6 +53,11 @@ fn answers_cancelled_request() {
 }
 
 #[test]
+fn answers_a_cancellation_after_the_response() {
+    assert_fails("late-cancel-error", &["cancellation.after-response"]);
+}
+
+#[test]
 fn no_parse_error() {
     assert_fails("no-parse-error", &["jsonrpc.parse-error"]);
 }

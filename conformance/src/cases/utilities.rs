@@ -28,6 +28,9 @@ pub fn cases() -> Vec<Case> {
             "a cancelled in-flight request gets no reply, and the session goes on", cancel_no_response),
         case!("cancellation.unknown-request", Must, Versions::ALL, Shared, "basic/utilities/cancellation",
             "a cancellation for an unknown request is ignored (no reply, session goes on)", cancel_unknown),
+        case!("cancellation.after-response", Must, Versions::ALL, Shared, "basic/utilities/cancellation",
+            "a cancellation that arrives after its request was answered is ignored (no reply, session goes on)",
+            cancel_after_response),
         case!("progress.token-echo", Must, Versions::ALL, Shared, "basic/utilities/progress",
             "progress notifications carry the request's string progressToken, with increasing progress",
             progress_string_token),
@@ -91,6 +94,42 @@ async fn cancel_no_response(cx: &mut Ctx) -> CaseResult {
         ),
     };
     let alive = still_alive(session, "a cancellation").await?;
+    Ok(first_failure(outcome, alive))
+}
+
+/// The race every client makes: it cancels a request whose response is already on its way.
+/// "The receiver MAY ignore the cancellation notification if: The referenced request is unknown,
+/// Processing has already completed" (basic/utilities/cancellation), and a notification gets
+/// no response ("The receiver MUST NOT send a response", basic/index#notifications); a server
+/// that looks the finished request up and fails must neither answer nor end the session.
+async fn cancel_after_response(cx: &mut Ctx) -> CaseResult {
+    let session = cx.shared().await?;
+    let reply = session.request("ping", None).await?;
+    if reply.is_error() {
+        return Ok(Outcome::fail("a `ping` result", reply.describe()));
+    }
+    let Some(id) = session.last_request_id() else {
+        return Ok(Outcome::fail("the id of the `ping` just sent", "none"));
+    };
+    session
+        .notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": id, "reason": "conformance: cancel after the response"})),
+        )
+        .await?;
+    let replies = session.responses_within(session.quiet).await?;
+    let outcome = match replies.first() {
+        None => Outcome::Pass,
+        Some((rid, reply)) => Outcome::fail(
+            "no reply to a cancellation of an answered request",
+            format!(
+                "{} with id {}",
+                reply.describe(),
+                rid.as_ref().map_or("absent".into(), Value::to_string)
+            ),
+        ),
+    };
+    let alive = still_alive(session, "a late cancellation").await?;
     Ok(first_failure(outcome, alive))
 }
 

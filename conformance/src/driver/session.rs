@@ -152,7 +152,7 @@ pub struct Session {
     /// How long the cases listen where nothing should arrive (scaled with the round trip).
     pub quiet: Duration,
     /// The bound on a request that does work in the server (a tool call, a resource read, a
-    /// prompt, a completion, a task), which a ping's round trip does not predict.
+    /// prompt, a completion, a task, a list), which a ping's round trip does not predict.
     pub work_timeout: Duration,
     /// The `initialize` result once [`Session::handshake`] succeeded.
     pub initialized: Option<Value>,
@@ -251,6 +251,11 @@ impl Session {
             format!("; its stderr ends with:\n{}", tail.trim_end())
         };
         Error::Closed { stderr }
+    }
+
+    /// The id [`Session::fresh_id`] gave out last, if any.
+    pub fn last_request_id(&self) -> Option<Value> {
+        (self.next_id > 1).then(|| json!(self.next_id - 1))
     }
 
     /// A fresh integer request id.
@@ -359,12 +364,14 @@ impl Session {
     }
 
     /// Sends a request and waits for its reply, bounded by [`Session::work_timeout`] for the
-    /// methods that do work and [`Session::timeout`] for the others.
+    /// methods that do work (calls, reads, gets, completions, tasks, lists) and
+    /// [`Session::timeout`] for the others.
     pub async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Reply, Error> {
         let work = matches!(
             method,
             "tools/call" | "resources/read" | "prompts/get" | "completion/complete"
-        ) || method.starts_with("tasks/");
+        ) || method.starts_with("tasks/")
+            || method.ends_with("/list");
         let timeout = match work {
             true => self.work_timeout.max(self.timeout),
             false => self.timeout,
