@@ -336,18 +336,7 @@ async fn notification_no_reply(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": "conf-never-sent"})),
         )
         .await?;
-    let replies = session.responses_within(session.quiet).await?;
-    let outcome = match replies.first() {
-        None => Outcome::Pass,
-        Some((id, reply)) => Outcome::fail(
-            "no reply to notifications",
-            format!(
-                "{} with id {}",
-                reply.describe(),
-                id.as_ref().map_or("absent".into(), Value::to_string)
-            ),
-        ),
-    };
+    let outcome = super::no_reply_within_quiet(session, "no reply to notifications").await?;
     let alive = still_alive(session, "notifications").await?;
     Ok(first_failure(outcome, alive))
 }

@@ -104,6 +104,26 @@ pub fn is_http_rejection(reply: &Reply) -> bool {
     }
 }
 
+/// `Pass` unless a response arrives within the session's quiet window, where none may (after
+/// notifications); `expected` says what the case expected.
+pub async fn no_reply_within_quiet(
+    session: &mut Session,
+    expected: &str,
+) -> Result<Outcome, Error> {
+    let replies = session.responses_within(session.quiet).await?;
+    Ok(match replies.first() {
+        None => Outcome::Pass,
+        Some((id, reply)) => Outcome::fail(
+            expected,
+            format!(
+                "{} with id {}",
+                reply.describe(),
+                id.as_ref().map_or("absent".into(), Value::to_string)
+            ),
+        ),
+    })
+}
+
 /// Combines a check with the liveness check that follows it: the first failure wins.
 pub fn first_failure(outcome: Outcome, alive: Option<Outcome>) -> Outcome {
     match (outcome, alive) {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{first_failure, still_alive};
+use super::{first_failure, no_reply_within_quiet, still_alive};
 use crate::case;
 use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::Ctx;
@@ -117,18 +117,8 @@ async fn cancel_after_response(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": id, "reason": "conformance: cancel after the response"})),
         )
         .await?;
-    let replies = session.responses_within(session.quiet).await?;
-    let outcome = match replies.first() {
-        None => Outcome::Pass,
-        Some((rid, reply)) => Outcome::fail(
-            "no reply to a cancellation of an answered request",
-            format!(
-                "{} with id {}",
-                reply.describe(),
-                rid.as_ref().map_or("absent".into(), Value::to_string)
-            ),
-        ),
-    };
+    let outcome =
+        no_reply_within_quiet(session, "no reply to a cancellation of an answered request").await?;
     let alive = still_alive(session, "a late cancellation").await?;
     Ok(first_failure(outcome, alive))
 }
@@ -141,11 +131,7 @@ async fn cancel_unknown(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": 987_654_321, "reason": "conformance"})),
         )
         .await?;
-    let replies = session.responses_within(session.quiet).await?;
-    let outcome = match replies.first() {
-        None => Outcome::Pass,
-        Some((_, reply)) => Outcome::fail("no reply to the cancellation", reply.describe()),
-    };
+    let outcome = no_reply_within_quiet(session, "no reply to the cancellation").await?;
     let alive = still_alive(session, "an unknown cancellation").await?;
     Ok(first_failure(outcome, alive))
 }
