@@ -10,6 +10,9 @@
 #     cannot share one);
 #   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents), in a
 #     third virtualenv.
+#   - PyPI: FastMCP 4 (`fastmcp`, interop/requirements-fastmcp.txt) in a virtualenv of its own, and
+#     crates.io: an rmcp 3 server (conformance/tests/peers/rmcp-server, a Cargo workspace of its
+#     own) built into target/interop/rmcp-target: the conformance runner's third-party servers.
 # Prints the environment variables the tests read, as `export` lines.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -51,6 +54,14 @@ if [ ! -x "$dir/venv-providers/bin/python" ] || ! cmp -s "$root/interop/requirem
   "$dir/venv-providers/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements-providers.txt" >&2
   cp "$root/interop/requirements-providers.txt" "$dir/venv-providers/requirements.txt"
 fi
+if [ ! -x "$dir/venv-fastmcp/bin/python" ] || ! cmp -s "$root/interop/requirements-fastmcp.txt" "$dir/venv-fastmcp/requirements.txt"; then
+  python3 -m venv "$dir/venv-fastmcp"
+  "$dir/venv-fastmcp/bin/pip" install --quiet --disable-pip-version-check -r "$root/interop/requirements-fastmcp.txt" >&2
+  cp "$root/interop/requirements-fastmcp.txt" "$dir/venv-fastmcp/requirements.txt"
+fi
+# --locked: the peer's Cargo.lock pins rmcp and everything under it.
+CARGO_TARGET_DIR="$dir/rmcp-target" cargo build --quiet --locked \
+  --manifest-path "$root/conformance/tests/peers/rmcp-server/Cargo.toml" >&2
 echo "export MCP_INTEROP_NODE_MODULES=$dir/node/node_modules"
 echo "export MCP_INTEROP_APPS_MODULES=$dir/apps/node_modules"
 echo "export MCP_INTEROP_UI_MODULES=$dir/ui/node_modules"
@@ -59,3 +70,5 @@ echo "export MCP_INTEROP_AUTH_MODULES=$dir/auth/node_modules"
 echo "export MCP_INTEROP_PYTHON=$dir/venv/bin/python"
 echo "export MCP_INTEROP_PYTHON2=$dir/venv2/bin/python"
 echo "export MCP_PROVIDER_PYTHON=$dir/venv-providers/bin/python"
+echo "export MCP_INTEROP_FASTMCP_PYTHON=$dir/venv-fastmcp/bin/python"
+echo "export MCP_INTEROP_RMCP_SERVER=$dir/rmcp-target/debug/rmcp-conformance-peer"

@@ -15,11 +15,54 @@ use crate::error::Error;
 /// The most pages the runner follows in one paginated list.
 pub const MAX_PAGES: usize = 100;
 
+/// The least a request waits when the bound comes from the measured round trip.
+pub const TIMEOUT_FLOOR: Duration = Duration::from_secs(3);
+/// The most a request waits when the bound comes from the measured round trip.
+pub const TIMEOUT_CEILING: Duration = Duration::from_secs(30);
+/// How many round trips a request may take before it counts as unanswered.
+pub const TIMEOUT_ROUND_TRIPS: u32 = 100;
+/// The least a request that does work (a tool call, a read, a prompt, a completion, a task, a
+/// list) waits when the bound is measured: a ping's round trip does not predict the work.
+pub const WORK_FLOOR: Duration = Duration::from_secs(10);
+/// The shortest listening window where nothing should arrive.
+pub const QUIET_FLOOR: Duration = Duration::from_millis(600);
+/// The longest listening window where nothing should arrive.
+pub const QUIET_CEILING: Duration = Duration::from_secs(3);
+/// How many round trips a listening window lasts.
+pub const QUIET_ROUND_TRIPS: u32 = 20;
+
+/// The bounds derived from one measured round trip: a request waits
+/// [`TIMEOUT_ROUND_TRIPS`] round trips (within [`TIMEOUT_FLOOR`]..[`TIMEOUT_CEILING`]); a
+/// window where nothing should arrive lasts [`QUIET_ROUND_TRIPS`] round trips (within
+/// [`QUIET_FLOOR`]..[`QUIET_CEILING`]). A fixed bound is either too short for a slow server
+/// (false failures) or makes a run against a silent one take minutes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timing {
+    /// The measured round trip (the median of a few pings).
+    pub round_trip: Duration,
+    /// The bound on one request's wait.
+    pub timeout: Duration,
+    /// How long to listen where nothing should arrive.
+    pub quiet: Duration,
+}
+
+impl Timing {
+    /// The bounds for a measured `round_trip`.
+    pub fn from_round_trip(round_trip: Duration) -> Self {
+        Timing {
+            round_trip,
+            timeout: (round_trip * TIMEOUT_ROUND_TRIPS).clamp(TIMEOUT_FLOOR, TIMEOUT_CEILING),
+            quiet: (round_trip * QUIET_ROUND_TRIPS).clamp(QUIET_FLOOR, QUIET_CEILING),
+        }
+    }
+}
+
 /// Settings of one run.
 #[derive(Clone, Debug)]
 pub struct Config {
-    /// The bound on one request's wait.
-    pub timeout: Duration,
+    /// The bound on one request's wait; `None` derives it from the measured round trip
+    /// ([`Timing`]).
+    pub timeout: Option<Duration>,
     /// The bound on one whole case.
     pub case_timeout: Duration,
     /// The bound on a fresh server's first reply (its start-up included).
@@ -40,7 +83,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            timeout: Duration::from_secs(10),
+            timeout: None,
             case_timeout: Duration::from_secs(60),
             startup_timeout: Duration::from_secs(30),
             slow_tool: None,
@@ -136,6 +179,15 @@ pub struct Ctx {
     pub sample_calls: Option<Vec<SampleCall>>,
     /// The era probe: the `server/discover` result when the target speaks 2026-07-28.
     modern: Option<Option<Value>>,
+    /// The case now running (requests are attributed to it).
+    case: &'static str,
+    /// The bounds measured from the round trip, once measured.
+    timing: Option<Timing>,
+    /// A connection a 2026-07-28 case finished with, for the next one (see [`Ctx::release`]).
+    modern_pool: Option<Session>,
+    /// A stdio server started ahead of the next [`Ctx::fresh`], so its start-up overlaps the
+    /// case before (seconds for an interpreted server).
+    spare: Option<Session>,
 }
 
 /// One tool called with sample arguments, and what came back.
@@ -161,7 +213,106 @@ impl Ctx {
             version_answers: None,
             sample_calls: None,
             modern: None,
+            case: crate::driver::session::SETUP,
+            timing: None,
+            modern_pool: None,
+            spare: None,
         }
+    }
+
+    /// A connection for a 2026-07-28 case: the one the previous such case released, else a
+    /// new one. Under 2026-07-28 "Servers MUST NOT rely on prior requests over the same
+    /// connection to establish context" (basic/index#statelessness), so reuse is no shared
+    /// state; it spares a stdio server's start-up per case. The connection's unclaimed
+    /// replies and notifications are set aside first.
+    pub async fn reuse_or_fresh(&mut self) -> Result<Session, Error> {
+        if let Some(mut session) = self.modern_pool.take() {
+            session.set_case(self.case).await;
+            if !session.is_closed() {
+                return Ok(session);
+            }
+            session.close().await;
+        }
+        self.fresh().await
+    }
+
+    /// Hands back a connection [`Ctx::reuse_or_fresh`] gave out, once its case has nothing
+    /// in flight on it (no open stream, no pending request).
+    pub async fn release(&mut self, session: Session) {
+        if let Some(old) = self.modern_pool.replace(session) {
+            old.close().await;
+        }
+    }
+
+    /// Starts case `id`: the shared session's unclaimed replies and notifications are set
+    /// aside (see [`Session::set_case`]) and a shared session whose server went away is
+    /// replaced, so the case starts from a state it controls.
+    pub async fn begin_case(&mut self, id: &'static str) {
+        self.case = id;
+        if let Some(session) = &mut self.shared {
+            session.set_case(id).await;
+        }
+        if self.shared.as_ref().is_some_and(Session::is_closed) {
+            self.reset_shared().await;
+        }
+    }
+
+    /// Whether the target answers `initialize` (a legacy or dual-era server); probed once, on
+    /// the shared session.
+    pub async fn speaks_legacy(&mut self) -> bool {
+        self.shared().await.is_ok()
+    }
+
+    /// The bounds measured from the round trip, if measured yet.
+    pub fn timing(&self) -> Option<Timing> {
+        self.timing
+    }
+
+    /// The bound on one request: `--timeout` when given, else from the measured round trip,
+    /// else (not measured yet) the ceiling.
+    pub fn request_timeout(&self) -> Duration {
+        self.config
+            .timeout
+            .or(self.timing.map(|t| t.timeout))
+            .unwrap_or(TIMEOUT_CEILING)
+    }
+
+    fn quiet(&self) -> Duration {
+        self.timing.map_or(QUIET_FLOOR, |t| t.quiet)
+    }
+
+    /// Sets a new session's bounds and the case its requests belong to.
+    async fn prepare(&mut self, session: &mut Session) {
+        session.timeout = self.request_timeout();
+        session.work_timeout = self.config.timeout.unwrap_or(WORK_FLOOR);
+        session.startup_timeout = self.config.startup_timeout;
+        session.quiet = self.quiet();
+        session.set_case(self.case).await;
+    }
+
+    /// Measures the round trip on `session` (the median of five `method` requests) once per
+    /// run; a request that gets no reply at all leaves the bounds unmeasured.
+    async fn measure(&mut self, session: &mut Session, method: &str, params: Option<Value>) {
+        if self.timing.is_some() {
+            return;
+        }
+        let mut samples = Vec::new();
+        for _ in 0..5 {
+            let started = tokio::time::Instant::now();
+            match session
+                .request_within(method, params.clone(), TIMEOUT_CEILING)
+                .await
+            {
+                Ok(_) => samples.push(started.elapsed()),
+                Err(_) => return,
+            }
+        }
+        samples.sort();
+        let timing = Timing::from_round_trip(samples[samples.len() / 2]);
+        self.timing = Some(timing);
+        session.timeout = self.request_timeout();
+        session.work_timeout = self.config.timeout.unwrap_or(WORK_FLOOR);
+        session.quiet = timing.quiet;
     }
 
     /// The era probe, made once: a modern `server/discover` (2026-07-28 in `_meta`, no
@@ -175,7 +326,13 @@ impl Ctx {
         let mut session = self.fresh().await?;
         let params =
             crate::cases::modern::with_meta(json!({}), crate::cases::modern::meta(json!({})));
-        let reply = session.first_request("server/discover", Some(params)).await;
+        let reply = session
+            .first_request("server/discover", Some(params.clone()))
+            .await;
+        if matches!(reply, Ok(Reply::Result(_))) {
+            self.measure(&mut session, "server/discover", Some(params))
+                .await;
+        }
         session.close().await;
         let found = match reply {
             Ok(Reply::Result(result)) => result
@@ -202,9 +359,21 @@ impl Ctx {
 
     /// A new, uninitialized session.
     pub async fn fresh(&mut self) -> Result<Session, Error> {
-        let mut session = self.connector.connect(self.journal.clone()).await?;
-        session.timeout = self.config.timeout;
-        session.startup_timeout = self.config.startup_timeout;
+        let mut session = match self.spare.take() {
+            Some(spare) if !spare.is_closed() => spare,
+            other => {
+                if let Some(dead) = other {
+                    dead.close().await;
+                }
+                self.connector.connect(self.journal.clone()).await?
+            }
+        };
+        if matches!(self.connector.kind(), crate::driver::Kind::Stdio) {
+            // The next fresh session's server starts now and is ready when it is wanted. A
+            // server waiting on its stdin is not affected by having nothing to read yet.
+            self.spare = self.connector.connect(self.journal.clone()).await.ok();
+        }
+        self.prepare(&mut session).await;
         Ok(session)
     }
 
@@ -220,14 +389,15 @@ impl Ctx {
         if self.shared.as_ref().is_some_and(Session::is_closed) {
             self.reset_shared().await;
         }
-        match &mut self.shared {
-            Some(session) => Ok(session),
-            slot => {
+        if self.shared.is_none() {
+            {
                 let session = {
                     let mut s = self.connector.connect(self.journal.clone()).await?;
-                    s.timeout = self.config.timeout;
-                    s.startup_timeout = self.config.startup_timeout;
+                    self.prepare(&mut s).await;
+                    // The handshake and the round-trip probe belong to no case.
+                    s.set_case(crate::driver::session::SETUP).await;
                     s.handshake(ProtocolVersion::LATEST.as_str()).await?;
+                    self.measure(&mut s, "ping", None).await;
                     // Ask for every log message, so that `logging.messages` has some to check
                     // (servers may send nothing below a default level until asked).
                     let logs = s
@@ -242,17 +412,41 @@ impl Ctx {
                         )
                         .await?;
                     }
+                    s.set_case(self.case).await;
                     s
                 };
-                Ok(slot.insert(session))
+                self.shared = Some(session);
             }
         }
+        self.shared
+            .as_mut()
+            .ok_or_else(|| Error::Protocol("the shared session could not be opened".into()))
     }
 
     /// Closes the shared session; the next case opens a new one.
     pub async fn reset_shared(&mut self) {
-        if let Some(session) = self.shared.take() {
+        if let Some(mut session) = self.shared.take() {
+            // What arrived and was not claimed is recorded for the case that was running.
+            session.set_case(crate::driver::session::SETUP).await;
             session.close().await;
+        }
+    }
+
+    /// After a failing case: keeps the shared session when it still answers a `ping` within
+    /// the request bound, else closes it so the next case opens a new one.
+    pub async fn keep_shared_if_alive(&mut self) {
+        let Some(session) = &mut self.shared else {
+            return;
+        };
+        session.set_case(crate::driver::session::SETUP).await;
+        let timeout = session.timeout;
+        let alive = !session.is_closed()
+            && matches!(
+                session.request_within("ping", None, timeout).await,
+                Ok(Reply::Result(_))
+            );
+        if !alive {
+            self.reset_shared().await;
         }
     }
 
@@ -440,25 +634,37 @@ impl Ctx {
         if let Some(answers) = &self.version_answers {
             return Ok(answers.clone());
         }
-        let mut answers = BTreeMap::new();
         let requested = ProtocolVersion::HANDSHAKE
             .iter()
             .map(|v| v.as_str().to_owned())
             .chain(std::iter::once(
                 crate::cases::lifecycle::UNKNOWN_VERSION.to_owned(),
             ));
+        // One fresh session per version, all at once: a stdio server's start-up (seconds for
+        // an interpreted one) is then paid about once, not five times.
+        let mut probes = tokio::task::JoinSet::new();
         for version in requested {
             let mut session = self.fresh().await?;
-            let answer = match session.send_initialize(&version).await {
-                Ok(Reply::Result(r)) => match r.get("protocolVersion").and_then(Value::as_str) {
-                    Some(v) => Ok(v.to_owned()),
-                    None => Err(format!("a result without a string protocolVersion: {r}")),
-                },
-                Ok(other) => Err(other.describe()),
-                Err(e) => Err(e.to_string()),
-            };
-            session.close().await;
-            answers.insert(version, answer);
+            probes.spawn(async move {
+                let answer = match session.send_initialize(&version).await {
+                    Ok(Reply::Result(r)) => {
+                        match r.get("protocolVersion").and_then(Value::as_str) {
+                            Some(v) => Ok(v.to_owned()),
+                            None => Err(format!("a result without a string protocolVersion: {r}")),
+                        }
+                    }
+                    Ok(other) => Err(other.describe()),
+                    Err(e) => Err(e.to_string()),
+                };
+                session.close().await;
+                (version, answer)
+            });
+        }
+        let mut answers = BTreeMap::new();
+        while let Some(done) = probes.join_next().await {
+            if let Ok((version, answer)) = done {
+                answers.insert(version, answer);
+            }
         }
         self.version_answers = Some(answers.clone());
         Ok(answers)
@@ -467,6 +673,12 @@ impl Ctx {
     /// Closes everything the context holds.
     pub async fn finish(mut self) {
         self.reset_shared().await;
+        for session in [self.modern_pool.take(), self.spare.take()]
+            .into_iter()
+            .flatten()
+        {
+            session.close().await;
+        }
     }
 }
 

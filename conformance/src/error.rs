@@ -34,6 +34,10 @@ pub enum Error {
     /// The server answered in a way the runner cannot work with at all.
     #[error("{0}")]
     Protocol(String),
+    /// The server could not be reached at all: neither `initialize` nor a 2026-07-28
+    /// `server/discover` got an answer (it exited, closed its output, or stayed silent).
+    #[error("the server could not be reached: {0}")]
+    Unreachable(String),
     /// A bad command line.
     #[error("{0}")]
     Usage(String),

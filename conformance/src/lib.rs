@@ -8,7 +8,8 @@
 //! - [`case`](mod@case): what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
 //! - [`cases`]: the cases, one module per area of the specification.
 //! - [`runner`]: runs the selected cases with a bound on each.
-//! - [`report`]: table, JSON and JUnit output.
+//! - [`report`]: table, JSON and JUnit output; [`report_html`]: the HTML page.
+//! - [`baseline`]: what fails a run for CI (`--strict`, `--baseline`); [`explain`]: `--explain`.
 //!
 //! # Running it
 //!
@@ -31,12 +32,16 @@
 //! else skips them. The handshake cases run when `initialize` succeeds, so a dual-era server
 //! gets both sets and a server that speaks only 2026-07-28 gets the modern ones.
 //!
-//! The exit status is 0 when no MUST case failed, 1 when one did, 2 when the command line is
-//! wrong or the server cannot be started. Transport cases (`http.*`, `sse.*`) are part of a run
+//! The exit status is 0 when no MUST case failed (with `--strict`, no case), less the failures
+//! a `--baseline` accepts, 1 when one did, 2 when the command line is wrong or the server cannot
+//! be started or reached. `docs/conformance.md` in the repository has the whole manual. Transport cases (`http.*`, `sse.*`) are part of a run
 //! only on their transport.
 //! Each case runs on a shared session initialized at the latest version unless it needs its own
-//! (version probes, requests before `initialize`, batches); after a failing case the shared
-//! session is replaced so one broken behaviour does not spill into the next case.
+//! (version probes, requests before `initialize`, batches). Every request is recorded with the
+//! case that sent it: a reply arriving after its case ended (late, or a second one) is noted on
+//! that case and never shown to the running one, and a request answered twice fails its case.
+//! After a failing case the shared session is kept only if it still answers a ping. Bounds come
+//! from the measured round trip ([`context::Timing`]).
 //!
 //! # Fixtures
 //!
@@ -58,12 +63,15 @@
 //!   Other tools are never called with valid arguments unless named with
 //!   `--call NAME='{"arg": …}'`.
 
+pub mod baseline;
 pub mod case;
 pub mod cases;
 pub mod context;
 pub mod driver;
 pub mod error;
+pub mod explain;
 pub mod report;
+pub mod report_html;
 pub mod runner;
 
 pub use case::{Case, Level, Outcome};

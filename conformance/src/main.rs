@@ -7,13 +7,16 @@
 //! mcp-conformance [OPTIONS]               (this workspace's weather-server over stdio)
 //! ```
 //!
-//! Exit status: 0 when no MUST case failed, 1 when one did, 2 for usage errors.
+//! Exit status: 0 when no MUST case failed (with `--strict`, no case at all), less the failures
+//! a `--baseline` accepts; 1 when one did; 2 when the runner could not run (bad arguments, a
+//! server that does not start or never answers).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use conformance::baseline::{Baseline, Verdict};
 use conformance::context::Config;
 use conformance::driver::{Connector, HttpTarget, SseTarget, StdioTarget};
 use conformance::report::{self, Format};
@@ -26,10 +29,17 @@ usage: mcp-conformance [OPTIONS] [stdio -- COMMAND ARGS... | http URL | sse URL]
 With no target, runs against this workspace's weather-server over stdio.
 
 options:
-  --format table|json|junit   output format (default: table)
+  --format table|json|junit|html
+                              output format (default: table, coloured on a terminal)
+  --output FILE               write the report to FILE instead of stdout
+  --strict                    SHOULD failures fail the run too (exit 1)
+  --baseline FILE             accept the failures FILE lists; report listed cases that pass now
+  --write-baseline FILE       write this run's failures to FILE as a baseline
+  --explain CASE              print what CASE checks, the spec text, and how to fix it
   --only PREFIX               run only cases whose id starts with PREFIX (repeatable, or comma-separated)
   --skip PREFIX               skip cases whose id starts with PREFIX (repeatable, or comma-separated)
-  --timeout SECS              bound on one request (default 10)
+  --timeout SECS              bound on one request (default: 100 measured round trips,
+                              3 to 30 s)
   --case-timeout SECS         bound on one case (default 60)
   --startup-timeout SECS      bound on a fresh server's first reply (default 30)
   --slow-tool NAME            the tool used for cancellation and concurrency cases
@@ -45,6 +55,11 @@ options:
 /// What the command line asks for.
 struct Args {
     format: Format,
+    output: Option<PathBuf>,
+    strict: bool,
+    baseline: Option<PathBuf>,
+    write_baseline: Option<PathBuf>,
+    explain: Option<String>,
     filter: Filter,
     config: Config,
     headers: Vec<(String, String)>,
@@ -83,6 +98,11 @@ fn seconds(flag: &str, value: &str) -> Result<Duration, Error> {
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Error> {
     let mut args = Args {
         format: Format::Table,
+        output: None,
+        strict: false,
+        baseline: None,
+        write_baseline: None,
+        explain: None,
         filter: Filter::default(),
         config: Config::default(),
         headers: Vec::new(),
@@ -99,10 +119,15 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Er
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--list" => args.list = true,
+            "--strict" => args.strict = true,
+            "--output" => args.output = Some(value("--output")?.into()),
+            "--baseline" => args.baseline = Some(value("--baseline")?.into()),
+            "--write-baseline" => args.write_baseline = Some(value("--write-baseline")?.into()),
+            "--explain" => args.explain = Some(value("--explain")?),
             "--format" => {
                 let v = value("--format")?;
                 args.format = Format::parse(&v).ok_or_else(|| {
-                    Error::Usage(format!("unknown format {v:?}: table, json or junit"))
+                    Error::Usage(format!("unknown format {v:?}: table, json, junit or html"))
                 })?;
             }
             "--only" => args
@@ -113,7 +138,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Option<Args>, Er
                 .filter
                 .skip
                 .extend(prefixes(&value("--skip")?).collect::<Vec<_>>()),
-            "--timeout" => args.config.timeout = seconds("--timeout", &value("--timeout")?)?,
+            "--timeout" => args.config.timeout = Some(seconds("--timeout", &value("--timeout")?)?),
             "--case-timeout" => {
                 args.config.case_timeout = seconds("--case-timeout", &value("--case-timeout")?)?
             }
@@ -245,6 +270,19 @@ fn real_main() -> Result<i32, Error> {
         return Ok(0);
     };
     let cases = conformance::cases::all();
+    if let Some(id) = &args.explain {
+        let case = cases
+            .iter()
+            .find(|c| c.id == id)
+            .ok_or_else(|| Error::Usage(format!("no case {id:?} (--list shows them)")))?;
+        print!("{}", conformance::explain::render(case));
+        return Ok(0);
+    }
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(conformance::baseline::Baseline::load)
+        .transpose()?;
     if args.list {
         for case in cases.iter().filter(|c| args.filter.selects(c.id)) {
             println!(
@@ -262,9 +300,68 @@ fn real_main() -> Result<i32, Error> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let report = runtime.block_on(runner::run(connector, args.config, &args.filter, &cases))?;
-    let color = args.format == Format::Table && std::io::stdout().is_terminal();
-    print!("{}", report::render(&report, args.format, color));
+    let mut progress = Progress::new(std::io::stderr().is_terminal());
+    let report = runtime.block_on(runner::run_with_progress(
+        connector,
+        args.config,
+        &args.filter,
+        &cases,
+        &mut |n, total, id| progress.show(n, total, id),
+    ));
+    progress.clear();
+    let report = report?;
     runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(report.exit_code())
+    let verdict = Verdict::of(&report, args.strict, baseline.as_ref());
+    let color =
+        args.format == Format::Table && args.output.is_none() && std::io::stdout().is_terminal();
+    let mut text = report::render(&report, args.format, color);
+    if args.format == Format::Table {
+        text.push_str(&verdict.summary(baseline.is_some()));
+    } else {
+        eprint!("{}", verdict.summary(baseline.is_some()));
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| Error::Usage(format!("--output {}: {e}", path.display())))?,
+        None => print!("{text}"),
+    }
+    if let Some(path) = &args.write_baseline {
+        let written = Baseline::from_report(&report, args.strict);
+        std::fs::write(path, written.to_json(&report.target))
+            .map_err(|e| Error::Usage(format!("--write-baseline {}: {e}", path.display())))?;
+        eprintln!(
+            "mcp-conformance: wrote {} failure(s) to {}",
+            written.failures.len(),
+            path.display()
+        );
+    }
+    Ok(verdict.exit_code())
+}
+
+/// The progress line on a terminal's stderr: `[n/N] case.id`, rewritten in place.
+struct Progress {
+    on: bool,
+    width: usize,
+}
+
+impl Progress {
+    fn new(on: bool) -> Self {
+        Progress { on, width: 0 }
+    }
+
+    fn show(&mut self, n: usize, total: usize, id: &str) {
+        if !self.on {
+            return;
+        }
+        let line = format!("[{n}/{total}] {id}");
+        let pad = self.width.saturating_sub(line.chars().count());
+        self.width = line.chars().count();
+        eprint!("\r{line}{}", " ".repeat(pad));
+    }
+
+    fn clear(&mut self) {
+        if self.on && self.width > 0 {
+            eprint!("\r{}\r", " ".repeat(self.width));
+        }
+    }
 }

@@ -1,5 +1,5 @@
-//! The three ways to show a run: a readable table (coloured only on a terminal), JSON, and
-//! JUnit XML for CI.
+//! The ways to show a run: a readable table (coloured only on a terminal), JSON, JUnit XML for
+//! CI, and a self-contained HTML page to read and attach to a bug.
 
 use std::fmt::Write as _;
 
@@ -17,15 +17,18 @@ pub enum Format {
     Json,
     /// JUnit XML.
     Junit,
+    /// One self-contained HTML page.
+    Html,
 }
 
 impl Format {
-    /// Parses `table`, `json` or `junit`.
+    /// Parses `table`, `json`, `junit` or `html`.
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "table" => Some(Format::Table),
             "json" => Some(Format::Json),
             "junit" => Some(Format::Junit),
+            "html" => Some(Format::Html),
             _ => None,
         }
     }
@@ -39,6 +42,7 @@ pub fn render(report: &RunReport, format: Format, color: bool) -> String {
             serde_json::to_string_pretty(&to_json(report)).unwrap_or_else(|e| format!("{e}"))
         }
         Format::Junit => junit(report),
+        Format::Html => crate::report_html::html(report),
     }
 }
 
@@ -96,6 +100,9 @@ pub fn table(report: &RunReport, color: bool) -> String {
                 let _ = writeln!(out, "      {}", paint(why, "2", color));
             }
         }
+        for note in &case.notes {
+            let _ = writeln!(out, "      note: {note}");
+        }
     }
     let (pass, fail, skip) = report.counts();
     let _ = writeln!(
@@ -134,6 +141,9 @@ pub fn to_json(report: &RunReport) -> Value {
                         obj.insert("why".into(), json!(why));
                     }
                 }
+                if !c.notes.is_empty() {
+                    obj.insert("notes".into(), json!(c.notes));
+                }
             }
             v
         })
@@ -143,13 +153,16 @@ pub fn to_json(report: &RunReport) -> Value {
         "server": report.server,
         "negotiatedVersion": report.negotiated,
         "supportedVersions": report.modern,
+        "roundTripMs": report.timing.map(|t| t.round_trip.as_secs_f64() * 1000.0),
+        "requestTimeoutMs": report.timing.map(|t| t.timeout.as_millis() as u64),
         "summary": {"total": report.cases.len(), "passed": pass, "failed": fail, "skipped": skip,
                     "mustFailures": report.must_failures()},
         "cases": cases,
     })
 }
 
-fn xml_escape(text: &str) -> String {
+/// Escapes text for XML and HTML (both attribute values and content).
+pub fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -231,12 +244,15 @@ mod tests {
             level,
             outcome,
             duration: Duration::from_millis(5),
+            notes: Vec::new(),
+            evidence: Vec::new(),
         };
         RunReport {
             target: "stdio: x".into(),
             server: Some(json!({"name": "s", "version": "1"})),
             negotiated: Some("2025-11-25".into()),
             modern: None,
+            timing: None,
             cases: vec![
                 case("a.pass", Level::Must, Outcome::Pass),
                 case("a.fail", Level::Should, Outcome::fail("x", "y <z>")),

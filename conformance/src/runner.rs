@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::case::{Case, Level, Outcome, SessionUse};
 use crate::cases::modern;
 use crate::context::{Config, Ctx};
-use crate::driver::{Connector, Journal};
+use crate::driver::{Connector, Journal, StrayKind};
 use crate::error::Error;
 
 /// Which cases run: those matching an `--only` prefix (all when none) and no `--skip` prefix.
@@ -46,6 +46,11 @@ pub struct CaseReport {
     pub outcome: Outcome,
     /// How long it took.
     pub duration: Duration,
+    /// What the runner noticed about the case after it ended: replies to its requests that
+    /// arrived late (during a later case) or twice, and replies with ids nobody sent.
+    pub notes: Vec<String>,
+    /// The first messages sent and received during the case (evidence for the reports).
+    pub evidence: Vec<crate::driver::Exchange>,
 }
 
 /// The results of a run.
@@ -61,6 +66,9 @@ pub struct RunReport {
     pub modern: Option<Vec<String>>,
     /// Every selected case, in run order.
     pub cases: Vec<CaseReport>,
+    /// The measured round trip and the bounds derived from it (`None`: not measured, e.g.
+    /// the server never answered a ping).
+    pub timing: Option<crate::context::Timing>,
 }
 
 impl RunReport {
@@ -89,12 +97,23 @@ impl RunReport {
 }
 
 /// Runs `cases` (those `filter` selects) against `connector`. Fails only when the server
-/// cannot be started at all; everything else is a case outcome.
+/// cannot be started or reached at all; everything else is a case outcome.
 pub async fn run(
     connector: Arc<dyn Connector>,
     config: Config,
     filter: &Filter,
     cases: &[Case],
+) -> Result<RunReport, Error> {
+    run_with_progress(connector, config, filter, cases, &mut |_, _, _| {}).await
+}
+
+/// [`run`], calling `progress(n, total, id)` before the n-th (1-based) of `total` cases.
+pub async fn run_with_progress(
+    connector: Arc<dyn Connector>,
+    config: Config,
+    filter: &Filter,
+    cases: &[Case],
+    progress: &mut (dyn FnMut(usize, usize, &str) + Send),
 ) -> Result<RunReport, Error> {
     let journal = Arc::new(Journal::default());
     let mut cx = Ctx::new(connector, Arc::new(config.clone()), journal);
@@ -104,6 +123,7 @@ pub async fn run(
         negotiated: None,
         modern: None,
         cases: Vec::new(),
+        timing: None,
     };
     // Cases for another transport are not part of this run at all (not skips).
     let kind = cx.kind().name();
@@ -145,18 +165,30 @@ pub async fn run(
                 cx.finish().await;
                 return Err(e);
             }
+            Err(e @ (Error::Closed { .. } | Error::Timeout { .. } | Error::Io(_)))
+                if eras.modern != Some(true) =>
+            {
+                // No era answered: the runner could not run (not a verdict on the server).
+                cx.finish().await;
+                return Err(Error::Unreachable(e.to_string()));
+            }
             Err(_) => {}
         }
     }
-    for case in selected {
+    let total = selected.len();
+    for (n, case) in selected.into_iter().enumerate() {
+        progress(n + 1, total, case.id);
         let started = Instant::now();
+        cx.begin_case(case.id).await;
         let outcome = match eras.skip(case) {
             Some(skip) => skip,
             None => run_one(&mut cx, case, config.case_timeout).await,
         };
         if matches!(outcome, Outcome::Fail { .. }) {
-            // A failing case may have left the shared session in any state: start afresh.
-            cx.reset_shared().await;
+            // A failing case may have left the shared session in any state: it is kept only if
+            // it still answers a ping (late replies to the case's requests cannot mislead the
+            // next case: they are attributed to this one), else the next case starts afresh.
+            cx.keep_shared_if_alive().await;
         }
         report.cases.push(CaseReport {
             id: case.id,
@@ -166,10 +198,58 @@ pub async fn run(
             level: case.level,
             outcome,
             duration: started.elapsed(),
+            notes: Vec::new(),
+            evidence: Vec::new(),
         });
     }
+    cx.begin_case(crate::driver::session::SETUP).await;
+    report.timing = cx.timing();
+    let journal = cx.journal.clone();
     cx.finish().await;
+    attribute_strays(&mut report, &journal);
     Ok(report)
+}
+
+/// Gives every stray reply to the case it belongs to, as a note; a request answered twice
+/// fails its case ("every request gets exactly one response"). Adds each case's evidence.
+fn attribute_strays(report: &mut RunReport, journal: &Journal) {
+    let strays = journal.strays();
+    for case in &mut report.cases {
+        case.evidence = journal.exchanges(case.id);
+        let mine = strays.iter().filter(|s| s.case == case.id);
+        let mut duplicates = Vec::new();
+        for stray in mine {
+            let request = match &stray.method {
+                Some(m) => format!("request id {} (`{m}`)", stray.id),
+                None => format!("id {}", stray.id),
+            };
+            let note = match stray.kind {
+                StrayKind::Late => format!(
+                    "the reply to {request} arrived after the case ended, during {}: {}",
+                    stray.during, stray.reply
+                ),
+                StrayKind::Duplicate => {
+                    duplicates.push(format!("{request} was answered again: {}", stray.reply));
+                    format!(
+                        "a second reply to {request} arrived during {}: {}",
+                        stray.during, stray.reply
+                    )
+                }
+                StrayKind::UnknownId => format!(
+                    "a reply with {request}, which no request of the runner carried: {}",
+                    stray.reply
+                ),
+            };
+            case.notes.push(note);
+        }
+        if !duplicates.is_empty() && case.outcome == Outcome::Pass {
+            case.outcome = Outcome::fail(
+                "exactly one response to each request (JSON-RPC 2.0 §5: the server MUST reply \
+                 to a request with a Response; a second one answers nothing)",
+                duplicates.join("; "),
+            );
+        }
+    }
 }
 
 /// Which eras the target speaks, as far as the run found out.

@@ -1,7 +1,8 @@
-//! The runner against real third-party servers: `@modelcontextprotocol/server-everything`,
-//! `@modelcontextprotocol/server-filesystem` (npm) and a FastMCP server written with the Python
-//! SDK. They are not expected to pass everything; the run must complete without crashing or
-//! hanging, and the handshake must work.
+//! The runner against two more real servers: `@modelcontextprotocol/server-filesystem` (npm)
+//! and a FastMCP server written with the Python SDK 1.x. They are not expected to pass
+//! everything; the run must complete without crashing or hanging, and the handshake must work.
+//! (server-everything and the servers of the other SDKs are in `third_party.rs`, with every
+//! verdict pinned.)
 //!
 //! The peers come from `scripts/interop-setup.sh`: run `eval "$(scripts/interop-setup.sh)"`
 //! first. Without `MCP_INTEROP_NODE_MODULES` / `MCP_INTEROP_PYTHON` these tests print a note and
@@ -56,20 +57,6 @@ fn check_completed(report: &RunReport) {
             );
         }
     }
-}
-
-#[test]
-fn server_everything() {
-    let Some(modules) = peer("MCP_INTEROP_NODE_MODULES") else {
-        return;
-    };
-    let script =
-        PathBuf::from(modules).join("@modelcontextprotocol/server-everything/dist/index.js");
-    let report = run(
-        "node",
-        vec![script.to_string_lossy().into_owned(), "stdio".into()],
-    );
-    check_completed(&report);
 }
 
 #[test]

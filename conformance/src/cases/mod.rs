@@ -1,7 +1,5 @@
 //! The cases, one module per area of the specification, and the checks they share.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::case::{Case, Outcome};
@@ -41,9 +39,6 @@ pub fn all() -> Vec<Case> {
     cases.extend(logging::final_cases());
     cases
 }
-
-/// How long the runner listens when nothing should arrive.
-pub const QUIET: Duration = Duration::from_millis(600);
 
 /// `Some(problem)` when `value` does not decode as the `mcp_proto::schema` type `T`: the
 /// shapes the spec's schema gives, checked with the toolkit's own types.
@@ -93,6 +88,40 @@ pub fn expect_codes(reply: &Reply, codes: &[i64], what: &str) -> Outcome {
             )
         }
     }
+}
+
+/// True for the reply the HTTP driver makes up when the server rejected a POST with an HTTP
+/// error status and no JSON-RPC body, which the Streamable HTTP transport allows for input it
+/// cannot accept.
+pub fn is_http_rejection(reply: &Reply) -> bool {
+    match reply {
+        Reply::Error(e) => e
+            .data
+            .as_ref()
+            .and_then(|d| d.get(crate::driver::http::HTTP_REJECTION))
+            .is_some(),
+        Reply::Result(_) => false,
+    }
+}
+
+/// `Pass` unless a response arrives within the session's quiet window, where none may (after
+/// notifications); `expected` says what the case expected.
+pub async fn no_reply_within_quiet(
+    session: &mut Session,
+    expected: &str,
+) -> Result<Outcome, Error> {
+    let replies = session.responses_within(session.quiet).await?;
+    Ok(match replies.first() {
+        None => Outcome::Pass,
+        Some((id, reply)) => Outcome::fail(
+            expected,
+            format!(
+                "{} with id {}",
+                reply.describe(),
+                id.as_ref().map_or("absent".into(), Value::to_string)
+            ),
+        ),
+    })
 }
 
 /// Combines a check with the liveness check that follows it: the first failure wins.

@@ -67,6 +67,23 @@ async fn list(cx: &mut Ctx) -> CaseResult {
     Ok(Outcome::Pass)
 }
 
+/// True when an error says the request needs a client capability: -32021
+/// (MissingRequiredClientCapability, 2026-07-28) or, in the 2025 era, which has no code for it,
+/// a message naming a capability or the client feature it needs.
+fn needs_client_capability(e: &crate::driver::RpcError) -> bool {
+    if e.code == Some(-32021) {
+        return true;
+    }
+    let message = e
+        .message
+        .as_deref()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    ["capabilit", "elicitation", "sampling", "roots"]
+        .iter()
+        .any(|word| message.contains(word))
+}
+
 async fn get(cx: &mut Ctx) -> CaseResult {
     if let Some(skip) = cx.require("prompts").await? {
         return Ok(skip);
@@ -96,6 +113,9 @@ async fn get(cx: &mut Ctx) -> CaseResult {
         let result = match reply {
             Reply::Result(r) => r,
             Reply::Error(_) if !required.is_empty() => continue,
+            // The runner declares no client capabilities: a prompt that needs one (elicitation,
+            // sampling, roots) is rightly refused and is not this case's to judge.
+            Reply::Error(e) if needs_client_capability(&e) => continue,
             other => {
                 return Ok(Outcome::fail(
                     format!("prompt `{name}` (no required arguments): a result"),

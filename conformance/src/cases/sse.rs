@@ -54,7 +54,7 @@ fn target(cx: &Ctx) -> Result<SseTarget, Error> {
 
 async fn endpoint_event(cx: &mut Ctx) -> CaseResult {
     let t = target(cx)?;
-    let wait = cx.config.timeout;
+    let wait = cx.request_timeout();
     Ok(match t.open_stream(wait).await {
         Ok(stream) => {
             stream.reader.abort();
@@ -76,7 +76,7 @@ async fn endpoint_event(cx: &mut Ctx) -> CaseResult {
 
 async fn post_flow(cx: &mut Ctx) -> CaseResult {
     let t = target(cx)?;
-    let wait = cx.config.timeout;
+    let wait = cx.request_timeout();
     let mut stream = match t.open_stream(wait).await {
         Ok(s) => s,
         Err(e) => return Ok(Outcome::fail("an `endpoint` event", e.to_string())),

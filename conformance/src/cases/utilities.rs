@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::{first_failure, still_alive, QUIET};
+use super::{first_failure, no_reply_within_quiet, still_alive};
 use crate::case;
 use crate::case::{Case, CaseResult, Outcome, Versions};
 use crate::context::Ctx;
@@ -28,6 +28,9 @@ pub fn cases() -> Vec<Case> {
             "a cancelled in-flight request gets no reply, and the session goes on", cancel_no_response),
         case!("cancellation.unknown-request", Must, Versions::ALL, Shared, "basic/utilities/cancellation",
             "a cancellation for an unknown request is ignored (no reply, session goes on)", cancel_unknown),
+        case!("cancellation.after-response", Must, Versions::ALL, Shared, "basic/utilities/cancellation",
+            "a cancellation that arrives after its request was answered is ignored (no reply, session goes on)",
+            cancel_after_response),
         case!("progress.token-echo", Must, Versions::ALL, Shared, "basic/utilities/progress",
             "progress notifications carry the request's string progressToken, with increasing progress",
             progress_string_token),
@@ -94,6 +97,32 @@ async fn cancel_no_response(cx: &mut Ctx) -> CaseResult {
     Ok(first_failure(outcome, alive))
 }
 
+/// The race every client makes: it cancels a request whose response is already on its way.
+/// "The receiver MAY ignore the cancellation notification if: The referenced request is unknown,
+/// Processing has already completed" (basic/utilities/cancellation), and a notification gets
+/// no response ("The receiver MUST NOT send a response", basic/index#notifications); a server
+/// that looks the finished request up and fails must neither answer nor end the session.
+async fn cancel_after_response(cx: &mut Ctx) -> CaseResult {
+    let session = cx.shared().await?;
+    let reply = session.request("ping", None).await?;
+    if reply.is_error() {
+        return Ok(Outcome::fail("a `ping` result", reply.describe()));
+    }
+    let Some(id) = session.last_request_id() else {
+        return Ok(Outcome::fail("the id of the `ping` just sent", "none"));
+    };
+    session
+        .notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": id, "reason": "conformance: cancel after the response"})),
+        )
+        .await?;
+    let outcome =
+        no_reply_within_quiet(session, "no reply to a cancellation of an answered request").await?;
+    let alive = still_alive(session, "a late cancellation").await?;
+    Ok(first_failure(outcome, alive))
+}
+
 async fn cancel_unknown(cx: &mut Ctx) -> CaseResult {
     let session = cx.shared().await?;
     session
@@ -102,11 +131,7 @@ async fn cancel_unknown(cx: &mut Ctx) -> CaseResult {
             Some(json!({"requestId": 987_654_321, "reason": "conformance"})),
         )
         .await?;
-    let replies = session.responses_within(QUIET).await?;
-    let outcome = match replies.first() {
-        None => Outcome::Pass,
-        Some((_, reply)) => Outcome::fail("no reply to the cancellation", reply.describe()),
-    };
+    let outcome = no_reply_within_quiet(session, "no reply to the cancellation").await?;
     let alive = still_alive(session, "an unknown cancellation").await?;
     Ok(first_failure(outcome, alive))
 }
@@ -137,7 +162,7 @@ async fn progress_call(
     let id = session.start_request("tools/call", Some(params)).await?;
     let reply = session.wait_reply(&id, timeout).await?;
     let before = session.take_notifications();
-    session.collect_for(QUIET).await?;
+    session.collect_for(session.quiet).await?;
     let after = session.take_notifications();
     let progress = |list: &[(String, Value)], only_token: bool| -> Vec<Value> {
         list.iter()

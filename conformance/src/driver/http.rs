@@ -421,11 +421,16 @@ pub fn modern_headers(message: &Value) -> Vec<(String, String)> {
 
 /// Handles one POST answer: stores the session id and version of an initialize answer, hands
 /// JSON bodies and SSE data to the session.
+/// The `error.data` key of the reply the driver makes up for an HTTP rejection without a
+/// JSON-RPC body (see [`answer`]); its value is the HTTP status.
+pub const HTTP_REJECTION: &str = "dev.conformance/httpStatus";
+
 async fn answer(
     response: Response<Incoming>,
     state: Arc<Mutex<State>>,
     tx: mpsc::Sender<Frame>,
     initialize: bool,
+    expects_reply: bool,
     timeout: Duration,
 ) {
     let (parts, incoming) = response.into_parts();
@@ -461,6 +466,19 @@ async fn answer(
         lock(&state).note(format!("HTTP {} {media} {text}", parts.status.as_u16()));
     }
     if body.is_empty() || media != "application/json" {
+        // "If the server cannot accept the input, it MUST return an HTTP error status code
+        // (e.g., 400 Bad Request). The HTTP response body MAY comprise a JSON-RPC error
+        // response" (basic/transports#sending-messages-to-the-server): the status alone is the
+        // answer. The session gets it as an error with a null id whose data carries the status,
+        // so a case waiting for an answer to bad input sees one (and can tell it apart).
+        if expects_reply && (parts.status.is_client_error() || parts.status.is_server_error()) {
+            let text: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+            let reply = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
+                "code": 0,
+                "message": format!("HTTP {} without a JSON-RPC body: {text}", parts.status.as_u16()),
+                "data": {HTTP_REJECTION: parts.status.as_u16()}}});
+            let _ = tx.send(Frame::Data(Bytes::from(reply.to_string()))).await;
+        }
         return;
     }
     let frame = Frame::Data(body);
@@ -564,12 +582,30 @@ impl Transport for HttpTransport {
                     .await
                 {
                     Ok(response) => {
+                        let expects_reply =
+                            kind != FrameKind::Notification && kind != FrameKind::Initialized;
                         if is_init {
-                            answer(response, state, tx, true, target.client.timeout).await;
+                            answer(
+                                response,
+                                state,
+                                tx,
+                                true,
+                                expects_reply,
+                                target.client.timeout,
+                            )
+                            .await;
                             let _ = sent_tx.send(Ok(()));
                         } else {
                             let _ = sent_tx.send(Ok(()));
-                            answer(response, state, tx, false, target.client.timeout).await;
+                            answer(
+                                response,
+                                state,
+                                tx,
+                                false,
+                                expects_reply,
+                                target.client.timeout,
+                            )
+                            .await;
                         }
                     }
                     Err(e) => {

@@ -21,6 +21,51 @@ struct Inner {
     invalid_count: usize,
     log_messages: Vec<Value>,
     server_requests: Vec<String>,
+    strays: Vec<Stray>,
+    exchanges: std::collections::HashMap<String, Vec<Exchange>>,
+}
+
+/// The most messages kept as evidence for one case, and the most characters of each.
+const EVIDENCE_MESSAGES: usize = 16;
+const EVIDENCE_CHARS: usize = 600;
+
+/// One message sent or received during a case, kept as evidence for the reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    /// True for what the runner sent, false for what the server sent.
+    pub sent: bool,
+    /// The message text, cut to a few hundred characters.
+    pub text: String,
+}
+
+/// A reply the runner did not attribute to the case that was running when it arrived: a late
+/// reply to an earlier case's request, a second reply to one request, or a reply whose id no
+/// request of the runner carried.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stray {
+    /// The case whose request the reply answers (the running case for an unknown id).
+    pub case: String,
+    /// The case that was running when it arrived.
+    pub during: String,
+    /// The reply's id as JSON text (`absent` when it had none).
+    pub id: String,
+    /// The method of the request it answers, if the runner sent one with that id.
+    pub method: Option<String>,
+    /// What kind of stray it is.
+    pub kind: StrayKind,
+    /// The reply, shortened.
+    pub reply: String,
+}
+
+/// Why a reply is a [`Stray`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrayKind {
+    /// It arrived after the case that sent the request had ended.
+    Late,
+    /// Its request had already been answered (more replies than requests with that id).
+    Duplicate,
+    /// No request of the runner on that connection carried its id.
+    UnknownId,
 }
 
 impl Journal {
@@ -57,6 +102,39 @@ impl Journal {
                 i.server_requests.push(method);
             }
         });
+    }
+
+    /// Records a reply not attributed to the running case.
+    pub fn stray(&self, stray: Stray) {
+        self.with(|i| {
+            if i.strays.len() < KEEP {
+                i.strays.push(stray);
+            }
+        });
+    }
+
+    /// Records a message of case `case` as evidence (the first few of each case are kept).
+    pub fn exchange(&self, case: &str, sent: bool, text: &str) {
+        self.with(|i| {
+            let list = i.exchanges.entry(case.to_owned()).or_default();
+            if list.len() < EVIDENCE_MESSAGES {
+                let mut cut: String = text.chars().take(EVIDENCE_CHARS).collect();
+                if cut.len() < text.len() {
+                    cut.push('…');
+                }
+                list.push(Exchange { sent, text: cut });
+            }
+        });
+    }
+
+    /// The evidence kept for case `case`.
+    pub fn exchanges(&self, case: &str) -> Vec<Exchange> {
+        self.with(|i| i.exchanges.get(case).cloned().unwrap_or_default())
+    }
+
+    /// The stray replies seen so far.
+    pub fn strays(&self) -> Vec<Stray> {
+        self.with(|i| i.strays.clone())
     }
 
     /// The invalid frames seen so far (at most a few hundred) and their total count.

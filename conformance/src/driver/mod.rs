@@ -21,7 +21,7 @@ pub mod sse;
 pub mod stdio;
 
 pub use http::HttpTarget;
-pub use journal::Journal;
+pub use journal::{Exchange, Journal, Stray, StrayKind};
 pub use session::{Msg, Reply, RpcError, Session};
 pub use sse::SseTarget;
 pub use stdio::StdioTarget;

@@ -5,7 +5,7 @@
 //! a reply) so cases can say what exactly was wrong; strict validity is checked separately with
 //! [`mcp_proto::jsonrpc::parse`] and anything it refuses goes to the [`Journal`].
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::{Frame, Journal, Transport};
+use super::{Frame, Journal, Stray, StrayKind, Transport};
 use crate::error::Error;
 
 /// The most notifications or unclaimed responses kept per session.
@@ -115,7 +115,26 @@ pub fn brief(v: &Value) -> String {
     }
 }
 
+/// A request the session sent: which case sent it, its method, and how many times that id was
+/// used (a case may repeat an id on purpose).
+#[derive(Clone, Debug)]
+struct Sent {
+    case: &'static str,
+    method: Option<String>,
+    count: usize,
+    answered: usize,
+}
+
+/// The label of the requests the runner sends outside any case (the handshake, the probes).
+pub const SETUP: &str = "(runner setup)";
+
 /// A connection to a server, initialized or not.
+///
+/// Every request it sends is recorded with the case that was running (see
+/// [`Session::set_case`]). A reply to a request of an earlier case, a second reply to one
+/// request, and (when a new case starts) a reply to an id nobody sent are taken out of the
+/// running case's view and recorded in the [`Journal`] as a [`Stray`] of the case they belong
+/// to: a late answer can never be counted against a case that did not ask.
 pub struct Session {
     transport: Box<dyn Transport>,
     frames: mpsc::Receiver<Frame>,
@@ -124,10 +143,17 @@ pub struct Session {
     next_id: i64,
     backlog: VecDeque<(Option<Value>, Reply)>,
     notifications: Vec<(String, Value)>,
+    case: &'static str,
+    sent: HashMap<String, Sent>,
     /// The default bound on one request's wait.
     pub timeout: Duration,
     /// The bound on the first request of a session, which includes the server's start-up.
     pub startup_timeout: Duration,
+    /// How long the cases listen where nothing should arrive (scaled with the round trip).
+    pub quiet: Duration,
+    /// The bound on a request that does work in the server (a tool call, a resource read, a
+    /// prompt, a completion, a task, a list), which a ping's round trip does not predict.
+    pub work_timeout: Duration,
     /// The `initialize` result once [`Session::handshake`] succeeded.
     pub initialized: Option<Value>,
 }
@@ -147,8 +173,12 @@ impl Session {
             next_id: 1,
             backlog: VecDeque::new(),
             notifications: Vec::new(),
+            case: SETUP,
+            sent: HashMap::new(),
             timeout: Duration::from_secs(10),
             startup_timeout: Duration::from_secs(30),
+            quiet: Duration::from_millis(600),
+            work_timeout: Duration::from_secs(10),
             initialized: None,
         }
     }
@@ -156,6 +186,56 @@ impl Session {
     /// True once the server closed its side.
     pub fn is_closed(&self) -> bool {
         self.closed
+    }
+
+    /// The case now running on this session. What arrived for the previous case and was not
+    /// claimed is set aside: replies with an id nobody sent are recorded as strays of the case
+    /// that was running, the rest (unclaimed replies to its own requests) are dropped, and the
+    /// notifications received so far are cleared, so the new case starts with an empty view.
+    pub async fn set_case(&mut self, case: &'static str) {
+        self.drain_ready().await;
+        for (id, reply) in std::mem::take(&mut self.backlog) {
+            let key = id_key(id.as_ref());
+            if id.as_ref().is_some_and(|i| !i.is_null()) && !self.sent.contains_key(&key) {
+                self.journal.stray(Stray {
+                    case: self.case.to_owned(),
+                    during: self.case.to_owned(),
+                    id: key,
+                    method: None,
+                    kind: StrayKind::UnknownId,
+                    reply: reply.describe(),
+                });
+            }
+        }
+        self.notifications.clear();
+        self.case = case;
+    }
+
+    /// The case this session's requests are attributed to now.
+    pub fn case(&self) -> &'static str {
+        self.case
+    }
+
+    /// Files every frame that has already arrived without waiting, and notices a server that
+    /// closed its side since the last read (so the next case does not inherit a dead session).
+    pub async fn drain_ready(&mut self) {
+        if self.closed {
+            return;
+        }
+        loop {
+            match self.frames.try_recv() {
+                Ok(frame) => {
+                    // Filing may answer a server request; a failure there shows up at the next
+                    // send, so it is not an error here.
+                    let _ = self.file_frame(frame).await;
+                }
+                Err(mpsc::error::TryRecvError::Empty) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    self.closed = true;
+                    return;
+                }
+            }
+        }
     }
 
     /// The tail of the server's stderr.
@@ -173,6 +253,11 @@ impl Session {
         Error::Closed { stderr }
     }
 
+    /// The id [`Session::fresh_id`] gave out last, if any.
+    pub fn last_request_id(&self) -> Option<Value> {
+        (self.next_id > 1).then(|| json!(self.next_id - 1))
+    }
+
     /// A fresh integer request id.
     pub fn fresh_id(&mut self) -> Value {
         let id = self.next_id;
@@ -185,6 +270,8 @@ impl Session {
         if self.closed {
             return Err(self.closed_error());
         }
+        self.record_requests(line);
+        self.journal.exchange(self.case, true, line);
         match self.transport.send_frame(line.as_bytes()).await {
             Err(Error::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                 // The server is gone; give its stderr a moment to drain so the error can show it.
@@ -193,6 +280,45 @@ impl Session {
                 Err(self.closed_error())
             }
             other => other,
+        }
+    }
+
+    /// Notes the id of every request in `line` (one message or a batch) as the running case's.
+    /// Text that does not parse carries no id anyone can answer.
+    fn record_requests(&mut self, line: &str) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            return;
+        };
+        let items = match value {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        for item in items {
+            let Value::Object(obj) = item else { continue };
+            let (Some(id), true) = (obj.get("id"), obj.contains_key("method")) else {
+                continue;
+            };
+            if id.is_null() {
+                continue;
+            }
+            let method = obj.get("method").and_then(Value::as_str).map(str::to_owned);
+            let case = self.case;
+            let entry = self.sent.entry(id_key(Some(id))).or_insert(Sent {
+                case,
+                method: method.clone(),
+                count: 0,
+                answered: 0,
+            });
+            if entry.case != case {
+                // An id reused by a later case belongs to that case from now on.
+                *entry = Sent {
+                    case,
+                    method,
+                    count: 0,
+                    answered: 0,
+                };
+            }
+            entry.count += 1;
         }
     }
 
@@ -237,9 +363,19 @@ impl Session {
         self.send(&msg).await
     }
 
-    /// Sends a request and waits (bounded by [`Session::timeout`]) for its reply.
+    /// Sends a request and waits for its reply, bounded by [`Session::work_timeout`] for the
+    /// methods that do work (calls, reads, gets, completions, tasks, lists) and
+    /// [`Session::timeout`] for the others.
     pub async fn request(&mut self, method: &str, params: Option<Value>) -> Result<Reply, Error> {
-        let timeout = self.timeout;
+        let work = matches!(
+            method,
+            "tools/call" | "resources/read" | "prompts/get" | "completion/complete"
+        ) || method.starts_with("tasks/")
+            || method.ends_with("/list");
+        let timeout = match work {
+            true => self.work_timeout.max(self.timeout),
+            false => self.timeout,
+        };
         self.request_within(method, params, timeout).await
     }
 
@@ -252,10 +388,13 @@ impl Session {
     ) -> Result<Reply, Error> {
         let id = self.start_request(method, params).await?;
         self.wait_reply(&id, timeout).await.map_err(|e| match e {
-            Error::Timeout { timeout, .. } => Error::Timeout {
-                what: format!("reply to `{method}`"),
-                timeout,
-            },
+            Error::Timeout { timeout, what } => {
+                let meanwhile = what.find(" (meanwhile").map_or("", |i| &what[i..]);
+                Error::Timeout {
+                    what: format!("reply to `{method}`{meanwhile}"),
+                    timeout,
+                }
+            }
             other => other,
         })
     }
@@ -274,8 +413,16 @@ impl Session {
                 }
             }
             if self.pump(deadline).await?.is_none() {
+                // Say what did come, so a reply with the wrong id is visible as one.
+                let other = self.backlog.front().map_or(String::new(), |(rid, reply)| {
+                    format!(
+                        " (meanwhile a reply with id {}: {})",
+                        id_key(rid.as_ref()),
+                        reply.describe()
+                    )
+                });
                 return Err(Error::Timeout {
-                    what: format!("reply to request id {id}"),
+                    what: format!("reply to request id {id}{other}"),
                     timeout,
                 });
             }
@@ -381,6 +528,11 @@ impl Session {
             }
             Ok(Some(frame)) => frame,
         };
+        self.file_frame(frame).await
+    }
+
+    /// Classifies one frame and files what it holds; the last message in it is returned.
+    async fn file_frame(&mut self, frame: Frame) -> Result<Option<Msg>, Error> {
         let bytes = match frame {
             Frame::TooLong(limit) => {
                 self.journal
@@ -392,10 +544,16 @@ impl Session {
             }
             Frame::Data(bytes) => bytes,
         };
+        // Evidence needs the start of a message only; a 1 MiB reply is not copied whole.
+        let head = &bytes[..bytes.len().min(2400)];
+        self.journal
+            .exchange(self.case, false, &String::from_utf8_lossy(head));
         if let Err(e) = mcp_proto::jsonrpc::parse(&bytes) {
-            let text = String::from_utf8_lossy(&bytes);
-            let shown: String = text.chars().take(200).collect();
-            self.journal.invalid_frame(format!("{e}: {shown}"));
+            if !valid_beyond_our_parser(&bytes) {
+                let text = String::from_utf8_lossy(&bytes);
+                let shown: String = text.chars().take(200).collect();
+                self.journal.invalid_frame(format!("{e}: {shown}"));
+            }
         }
         let value: Value = match serde_json::from_slice(&bytes) {
             Ok(v) => v,
@@ -413,8 +571,9 @@ impl Session {
         };
         for item in items {
             if let Some(msg) = classify(item) {
-                self.file(msg.clone()).await?;
-                last = Some(msg);
+                if self.file(msg.clone()).await? {
+                    last = Some(msg);
+                }
             }
         }
         Ok(Some(last.unwrap_or(Msg::Notification {
@@ -423,9 +582,35 @@ impl Session {
         })))
     }
 
-    async fn file(&mut self, msg: Msg) -> Result<(), Error> {
+    /// Files one message; false when it is a stray the running case must not see.
+    async fn file(&mut self, msg: Msg) -> Result<bool, Error> {
         match msg {
             Msg::Response { id, reply } => {
+                let key = id_key(id.as_ref());
+                if let Some(sent) = self.sent.get_mut(&key) {
+                    sent.answered += 1;
+                    let kind = if sent.answered > sent.count {
+                        Some(StrayKind::Duplicate)
+                    } else if sent.case != self.case {
+                        Some(StrayKind::Late)
+                    } else {
+                        None
+                    };
+                    if let Some(kind) = kind {
+                        self.journal.stray(Stray {
+                            case: sent.case.to_owned(),
+                            during: self.case.to_owned(),
+                            id: key,
+                            method: sent.method.clone(),
+                            kind,
+                            reply: reply.describe(),
+                        });
+                    }
+                    if sent.case != self.case {
+                        // Not the running case's business: it never sees this reply.
+                        return Ok(false);
+                    }
+                }
                 if self.backlog.len() >= KEEP {
                     self.backlog.pop_front();
                 }
@@ -451,7 +636,7 @@ impl Session {
                 self.send(&answer).await?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Sends `initialize` for `version` and waits for the reply (no `initialized` yet).
@@ -508,6 +693,39 @@ pub fn initialize_params(version: &str) -> Value {
         "capabilities": {},
         "clientInfo": {"name": "mcp-conformance", "version": env!("CARGO_PKG_VERSION")}
     })
+}
+
+/// True when a frame our own parser refuses is valid all the same, for two reasons the parser
+/// does not know: an error response may leave out `id` when it could not be read (2025-11-25
+/// and 2026-07-28 basic/index#error-responses: `id?`), and an integer id beyond 64 bits is
+/// still an integer (JSON-RPC bounds none; `jsonrpc.huge-id` judges the echo). The frame is
+/// checked again with those two things made ordinary.
+fn valid_beyond_our_parser(bytes: &[u8]) -> bool {
+    let Ok(mut value) = serde_json::from_slice::<Value>(bytes) else {
+        return false;
+    };
+    let fix = |item: &mut Value| {
+        let Value::Object(obj) = item else { return };
+        match obj.get("id") {
+            None if obj.contains_key("error") => {
+                obj.insert("id".into(), Value::Null);
+            }
+            Some(Value::Number(n)) if n.as_i64().is_none() && n.is_u64() => {
+                obj.insert("id".into(), json!(0));
+            }
+            _ => {}
+        }
+    };
+    match &mut value {
+        Value::Array(items) => items.iter_mut().for_each(fix),
+        item => fix(item),
+    }
+    serde_json::to_vec(&value).is_ok_and(|b| mcp_proto::jsonrpc::parse(&b).is_ok())
+}
+
+/// The id as JSON text, the key requests and replies are matched on (`absent` for none).
+fn id_key(id: Option<&Value>) -> String {
+    id.map_or_else(|| "absent".to_owned(), Value::to_string)
 }
 
 fn classify(value: Value) -> Option<Msg> {

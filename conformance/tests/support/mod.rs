@@ -17,7 +17,7 @@ use serde_json::Value;
 pub fn run_stdio(program: &str, args: Vec<String>, case_timeout: Duration) -> RunReport {
     let target = Arc::new(StdioTarget::new(program, args));
     let config = Config {
-        timeout: Duration::from_secs(3),
+        timeout: Some(Duration::from_secs(3)),
         case_timeout,
         ..Config::default()
     };

@@ -78,9 +78,17 @@ pub async fn request(session: &mut Session, method: &str, params: Value) -> Resu
     session.first_request(method, Some(params)).await
 }
 
-/// A fresh connection for a modern case (no `initialize` is sent).
+/// A connection for a modern case (no `initialize` is sent): the one the previous
+/// request/response case released ([`done`]), else a new one.
 pub async fn open(cx: &mut Ctx) -> Result<Session, Error> {
-    cx.fresh().await
+    cx.reuse_or_fresh().await
+}
+
+/// Ends a case's use of a connection from [`open`] that has nothing left in flight: the next
+/// modern case may use it (request/response cases only; a case that leaves a stream open
+/// closes its connection instead).
+pub async fn done(cx: &mut Ctx, session: Session) {
+    cx.release(session).await;
 }
 
 /// The problem with `result`'s `resultType`, if any: it must be present and `expected`.

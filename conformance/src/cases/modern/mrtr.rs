@@ -244,7 +244,7 @@ async fn with_fixture(cx: &mut Ctx) -> Result<Result<(Session, Fixture), Outcome
     match fixture(cx, &mut session).await? {
         Some(f) => Ok(Ok((session, f))),
         None => {
-            session.close().await;
+            super::done(cx, session).await;
             Ok(Err(Outcome::skip(
                 "no tool answered input_required (name one with --input-tool NAME=JSON)",
             )))
@@ -297,7 +297,7 @@ async fn round_trip(cx: &mut Ctx) -> CaseResult {
             }
         }
     };
-    session.close().await;
+    super::done(cx, session).await;
     let requests = cx.journal.server_requests();
     if requests.len() > requests_before {
         return Ok(Outcome::fail(
@@ -326,7 +326,7 @@ async fn forged_state(cx: &mut Ctx) -> CaseResult {
         Err(skip) => return Ok(skip),
     };
     let Some(state) = fixture.first.get("requestState").and_then(Value::as_str) else {
-        session.close().await;
+        super::done(cx, session).await;
         return Ok(Outcome::skip(format!(
             "{} answered input_required without a requestState",
             fixture.name
@@ -344,7 +344,7 @@ async fn forged_state(cx: &mut Ctx) -> CaseResult {
         all_capabilities(),
     )
     .await;
-    session.close().await;
+    super::done(cx, session).await;
     Ok(match reply? {
         Reply::Error(_) => Outcome::Pass,
         other => Outcome::fail(
@@ -367,7 +367,7 @@ async fn undeclared_capability(cx: &mut Ctx) -> CaseResult {
         json!({}),
     )
     .await;
-    session.close().await;
+    super::done(cx, session).await;
     let reply = reply?;
     let expected =
         "-32021 with data.requiredCapabilities, or no input request the client cannot answer";
