@@ -5,8 +5,9 @@
 #   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
 #     cannot share one);
-#   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents), in a
-#     third virtualenv.
+#   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents) and
+#     for the agent's scripted model streams (openai, anthropic, google-genai), in a third
+#     virtualenv.
 # Prints the environment variables the tests read, as `export` lines.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
