@@ -108,22 +108,24 @@ impl Human {
         let mut input = options.input.clone();
         if let Some(elicit) = self.elicitation.clone() {
             let link = link.clone();
-            input = input.with_elicitation(move |server: &str, params: ElicitParams| {
-                let (elicit, link, server) = (elicit.clone(), link.clone(), server.to_owned());
-                async move {
-                    let (message, mode) = match &params {
-                        ElicitParams::Form(f) => (f.message.clone(), "form"),
-                        ElicitParams::Url(u) => (u.message.clone(), "url"),
-                    };
-                    link.emit(AgentEvent::ElicitationRequested {
-                        server: server.clone(),
-                        message,
-                        mode: mode.into(),
-                    })
-                    .await;
-                    Ok(elicit(server, params).await)
-                }
-            });
+            input = input
+                .with_elicitation(move |server: &str, params: ElicitParams| {
+                    let (elicit, link, server) = (elicit.clone(), link.clone(), server.to_owned());
+                    async move {
+                        let (message, mode) = match &params {
+                            ElicitParams::Form(f) => (f.message.clone(), "form"),
+                            ElicitParams::Url(u) => (u.message.clone(), "url"),
+                        };
+                        link.emit(AgentEvent::ElicitationRequested {
+                            server: server.clone(),
+                            message,
+                            mode: mode.into(),
+                        })
+                        .await;
+                        Ok(elicit(server, params).await)
+                    }
+                })
+                .with_url_elicitation();
         }
         if let Some(allow) = self.sampling.clone() {
             input = input.with_sampling(move |server: &str, params: CreateMessageParams| {

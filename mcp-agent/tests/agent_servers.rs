@@ -115,6 +115,38 @@ async fn cancelling_a_turn_cancels_the_call_on_the_server() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_ends_a_turn_and_its_calls() {
+    let server = Server::builder("slow", "1.0.0")
+        .tool(
+            Tool::new("long_job", "Works for a minute"),
+            |_: Value, _ctx: Context| async move {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                "done"
+            },
+        )
+        .build();
+    let (_http, entry) = serve(server).await;
+    let model = ScriptedModel::speaking(
+        Wire::Gemini,
+        &[Say::Calls(vec![call("b1", "slow__long_job", json!({}))])],
+    )
+    .await;
+    let agent = Agent::builder(model_at(&model, Wire::Gemini))
+        .options(mcp_agent::AgentOptions {
+            budget: Some(Duration::from_millis(500)),
+            ..Default::default()
+        })
+        .connect(config(json!({ "slow": entry })), HubOptions::default())
+        .await;
+    let started = std::time::Instant::now();
+    let (events, summary) = turn(&agent, "Run the long job").await;
+    assert_eq!(summary.reason, StopReason::Budget, "{events:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(finished_calls(&events)[0].1);
+    agent.hub().close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_tools_go_behind_tool_search() {
     let mut builder = Server::builder("many", "1.0.0");
     for i in 0..199 {
@@ -186,6 +218,19 @@ async fn two_hundred_tools_go_behind_tool_search() {
     agent.hub().close().await;
 }
 
+/// Waits for a tool that server-everything registers only after it has seen the client's
+/// capabilities (it then says `list_changed`).
+async fn wait_for_tool(agent: &Agent, name: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !agent.hub().tools().iter().any(|t| t.exposed == name) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{name} never appeared"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// server-everything, or `None` (skipped) without the interop peers.
 fn everything() -> Option<Value> {
     let modules = std::env::var_os("MCP_INTEROP_NODE_MODULES").map(std::path::PathBuf::from);
@@ -229,6 +274,7 @@ async fn a_sampling_request_is_served_by_the_model() {
         .human(human)
         .connect(config(servers), HubOptions::default())
         .await;
+    wait_for_tool(&agent, "everything__trigger-sampling-request").await;
     let (events, summary) = turn(&agent, "Trigger a sampling request").await;
     assert_eq!(summary.reason, StopReason::Completed, "{events:?}");
     assert_eq!(*asked.lock().unwrap(), vec!["everything".to_owned()]);
@@ -280,6 +326,7 @@ async fn a_url_elicitation_is_answered() {
         .human(human)
         .connect(config(servers), HubOptions::default())
         .await;
+    wait_for_tool(&agent, "everything__trigger-url-elicitation").await;
     let (events, summary) = turn(&agent, "Ask me to open a URL").await;
     assert_eq!(summary.reason, StopReason::Completed, "{events:?}");
     assert_eq!(

@@ -420,3 +420,54 @@ async fn the_step_limit_ends_a_turn() {
     ));
     agent.hub().close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_weather_agent_example_runs() {
+    let example = hub_support::profile_dir().join("examples/weather_agent");
+    if !example.exists() {
+        eprintln!(
+            "skipped: {} is not built (cargo test --all-targets builds it)",
+            example.display()
+        );
+        return;
+    }
+    let model = ScriptedModel::speaking(
+        Wire::OpenAi,
+        &[
+            Say::Calls(vec![call(
+                "w1",
+                "weather__get_weather",
+                json!({"city": "Shenzhen"}),
+            )]),
+            text("Shenzhen: warm."),
+        ],
+    )
+    .await;
+    let server_dir = hub_support::weather_server()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        server_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = tokio::time::timeout(
+        Duration::from_secs(60),
+        tokio::process::Command::new(&example)
+            .arg("Weather in Shenzhen?")
+            .env("PATH", path)
+            .env("OPENAI_BASE_URL", model.base_url(Wire::OpenAi))
+            .env("OPENAI_API_KEY", "test-key")
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .expect("the example finishes")
+    .expect("run the example");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}{stderr}");
+    assert!(stdout.starts_with("Shenzhen: warm."), "{stdout}");
+    assert!(stderr.contains("weather__get_weather"), "{stderr}");
+}

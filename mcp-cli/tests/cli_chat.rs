@@ -463,3 +463,58 @@ async fn ctrl_c_during_a_long_call_cancels_it_on_the_server() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_sampling_through_chat() {
+    let Some(modules) = common::node_modules() else {
+        return;
+    };
+    let model = ScriptedModel::speaking(
+        Wire::OpenAi,
+        &[
+            Say::Calls(vec![call(
+                "x1",
+                "everything__trigger-sampling-request",
+                json!({"prompt": "Say hello", "maxTokens": 50}),
+            )]),
+            text("Hello from the model"),
+            text("The server got its answer."),
+        ],
+    )
+    .await;
+    let home = scratch("chat-everything");
+    let config = write_config(
+        &home,
+        json!({ "everything": common::everything_entry(&modules) }),
+    );
+    let base = model.base_url(Wire::OpenAi);
+    let mut command = mcp_in(
+        &home,
+        &[
+            "--config",
+            &config.to_string_lossy(),
+            "chat",
+            "--base-url",
+            &base,
+            "--yes",
+            "-p",
+            "Sample",
+        ],
+    );
+    command.env("OPENAI_API_KEY", "test-key");
+    let out = finish(command).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "The server got its answer.\n");
+    assert!(
+        out.stderr
+            .contains("✓ everything__trigger-sampling-request"),
+        "{out:?}"
+    );
+    let sampled = model.requests()[1].body.to_string();
+    assert!(
+        sampled.contains("You are a helpful test server."),
+        "{sampled}"
+    );
+    let answered = model.requests()[2].body.to_string();
+    assert!(answered.contains("Hello from the model"), "{answered}");
+}
