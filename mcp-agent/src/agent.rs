@@ -399,7 +399,16 @@ impl Agent {
                         });
                     });
                 options.timeout = self.inner.options.call_timeout;
-                offer::call(&self.inner.hub, search, &call.name, arguments, options).await
+                let running = offer::call(&self.inner.hub, search, &call.name, arguments, options);
+                // The call ends itself on cancellation once it is sent; this also ends one
+                // still waiting for approval (the request, if any, is cancelled when dropped).
+                tokio::select! {
+                    biased;
+                    result = running => result,
+                    _ = cancel.cancelled() => {
+                        mcp_proto::schema::CallToolResult::error("the user cancelled the turn")
+                    }
+                }
             }
         };
         let view = model_view(
