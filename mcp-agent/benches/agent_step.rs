@@ -4,7 +4,10 @@
 //! argument parsing, the export cache, the result's view, the conversation. The goal is at
 //! most 1.2x.
 //!
-//! `cargo bench -p mcp-agent --bench agent_step` measures (and fails above 1.2x); without
+//! Two ways of running a turn are measured: `Agent::run` (on the caller's task, no events) and
+//! `Agent::send` with every event read (the turn on a task of its own, events through a queue).
+//!
+//! `cargo bench -p mcp-agent --bench agent_step` measures (and fails when `run` is above 1.2x); without
 //! `--bench` (as `cargo test --all-targets` runs it) it only does a few rounds.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -127,7 +130,7 @@ fn main() {
             agent.run("Weather in Paris?").await.expect("turn");
             agent.set_conversation(Vec::new()).await;
         }
-        let (mut alone, mut step) = (Vec::new(), Vec::new());
+        let (mut alone, mut step, mut streamed) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..rounds {
             for _ in 0..per_round {
                 let started = Instant::now();
@@ -145,13 +148,28 @@ fn main() {
                 assert_eq!(answer, "It is mild in Paris.");
                 agent.set_conversation(Vec::new()).await;
             }
+            for _ in 0..per_round {
+                let started = Instant::now();
+                let mut turn = agent.send("Weather in Paris?");
+                let mut events = 0;
+                while turn.next().await.is_some() {
+                    events += 1;
+                }
+                let summary = turn.finish().await;
+                streamed.push(started.elapsed());
+                assert_eq!(summary.text, "It is mild in Paris.");
+                assert!(events >= 6);
+                agent.set_conversation(Vec::new()).await;
+            }
         }
-        let (alone, step) = (mean(&mut alone), mean(&mut step));
+        let (alone, step, streamed) = (mean(&mut alone), mean(&mut step), mean(&mut streamed));
         let ratio = step.as_secs_f64() / alone.as_secs_f64();
+        let streamed_ratio = streamed.as_secs_f64() / alone.as_secs_f64();
         println!(
-            "tool call alone through the hub: {:.1} µs; one agent step (model call, tool call, model call): {:.1} µs; ratio {ratio:.3} (goal ≤ 1.2)",
+            "tool call alone through the hub: {:.1} µs; one agent step (model call, tool call, model call) with Agent::run: {:.1} µs, ratio {ratio:.3} (goal ≤ 1.2); with Agent::send and every event read: {:.1} µs, ratio {streamed_ratio:.3}",
             alone.as_secs_f64() * 1e6,
-            step.as_secs_f64() * 1e6
+            step.as_secs_f64() * 1e6,
+            streamed.as_secs_f64() * 1e6
         );
         hub.close().await;
         if measuring && ratio > 1.2 {

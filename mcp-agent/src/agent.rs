@@ -194,7 +194,8 @@ impl Agent {
         let agent = self.clone();
         let token = cancel.clone();
         let prompt = prompt.into();
-        let task = tokio::spawn(async move { agent.run_turn(prompt, sender, token).await });
+        let task =
+            tokio::spawn(async move { agent.run_turn(prompt, Events(Some(sender)), token).await });
         Turn {
             events,
             cancel,
@@ -206,7 +207,11 @@ impl Agent {
     /// error (the model's failure, or a cancellation), except for the step limit and budget,
     /// which return the text so far.
     pub async fn run(&self, prompt: impl Into<String>) -> Result<String, AgentError> {
-        let summary = self.send(prompt).finish().await;
+        // On the caller's task, with nobody to tell: no events are made.
+        let summary = self
+            .clone()
+            .run_turn(prompt.into(), Events(None), CancellationToken::new())
+            .await;
         match summary.error {
             Some(e) => Err(e),
             None if summary.reason == StopReason::Cancelled => Err(AgentError::Cancelled),
@@ -217,11 +222,11 @@ impl Agent {
     async fn run_turn(
         self,
         prompt: String,
-        sender: mpsc::Sender<AgentEvent>,
+        events: Events,
         cancel: CancellationToken,
     ) -> TurnSummary {
         let mut conversation = self.inner.conversation.lock().await;
-        self.inner.link.attach(Some(sender.clone()));
+        self.inner.link.attach(events.0.clone());
         let budget = self.inner.options.budget.map(|b| {
             let cancel = cancel.clone();
             let timer = tokio::spawn(async move {
@@ -231,7 +236,7 @@ impl Agent {
             (Instant::now() + b, timer)
         });
         conversation.push(Message::user(prompt));
-        let mut summary = self.turn_steps(&mut conversation, &sender, &cancel).await;
+        let mut summary = self.turn_steps(&mut conversation, &events, &cancel).await;
         if let Some((deadline, timer)) = budget {
             timer.abort();
             if summary.reason == StopReason::Cancelled && Instant::now() >= deadline {
@@ -239,8 +244,8 @@ impl Agent {
             }
         }
         self.inner.link.attach(None);
-        let _ = sender
-            .send(AgentEvent::TurnFinished {
+        events
+            .emit(|| AgentEvent::TurnFinished {
                 reason: summary.reason,
                 steps: summary.steps,
                 usage: summary.usage,
@@ -253,7 +258,7 @@ impl Agent {
     async fn turn_steps(
         &self,
         conversation: &mut Vec<Message>,
-        events: &mpsc::Sender<AgentEvent>,
+        events: &Events,
         cancel: &CancellationToken,
     ) -> TurnSummary {
         let model = &self.inner.model;
@@ -295,8 +300,8 @@ impl Agent {
                 }
             };
             summary.usage.add(reply.usage);
-            let _ = events
-                .send(AgentEvent::Usage {
+            events
+                .emit(|| AgentEvent::Usage {
                     input_tokens: reply.usage.input_tokens,
                     output_tokens: reply.usage.output_tokens,
                 })
@@ -330,7 +335,7 @@ impl Agent {
         &self,
         calls: &[ToolCall],
         search: bool,
-        events: &mpsc::Sender<AgentEvent>,
+        events: &Events,
         cancel: &CancellationToken,
     ) -> Vec<ToolResult> {
         if let [call] = calls {
@@ -365,13 +370,13 @@ impl Agent {
         &self,
         call: &ToolCall,
         search: bool,
-        events: &mpsc::Sender<AgentEvent>,
+        events: &Events,
         cancel: &CancellationToken,
     ) -> ToolResult {
         let started = Instant::now();
         let parsed = offer::parse_arguments(&call.name, &call.arguments);
-        let _ = events
-            .send(AgentEvent::ToolCallStarted {
+        events
+            .emit(|| AgentEvent::ToolCallStarted {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 arguments: match &parsed {
@@ -386,11 +391,11 @@ impl Agent {
                 mcp_proto::schema::CallToolResult::error("the user cancelled the turn")
             }
             Ok(arguments) => {
-                let progress_events = events.clone();
-                let id = call.id.clone();
-                let mut options = CallOptions::default()
-                    .cancel_with(cancel.clone())
-                    .on_progress(move |p| {
+                let mut options = CallOptions::default().cancel_with(cancel.clone());
+                // Progress is asked for only when someone reads the events.
+                if let Some(progress_events) = events.0.clone() {
+                    let id = call.id.clone();
+                    options = options.on_progress(move |p| {
                         let _ = progress_events.try_send(AgentEvent::ToolProgress {
                             id: id.clone(),
                             progress: p.progress,
@@ -398,6 +403,7 @@ impl Agent {
                             message: p.message,
                         });
                     });
+                }
                 options.timeout = self.inner.options.call_timeout;
                 let running = offer::call(&self.inner.hub, search, &call.name, arguments, options);
                 // The call ends itself on cancellation once it is sent; this also ends one
@@ -417,8 +423,8 @@ impl Agent {
             &result,
             self.inner.model.takes_images(),
         );
-        let _ = events
-            .send(AgentEvent::ToolCallFinished {
+        events
+            .emit(|| AgentEvent::ToolCallFinished {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
@@ -427,6 +433,20 @@ impl Agent {
             })
             .await;
         view
+    }
+}
+
+/// Where a turn's events go: the [`Turn`]'s queue, or nowhere ([`Agent::run`], which then
+/// makes none).
+#[derive(Clone)]
+struct Events(Option<mpsc::Sender<AgentEvent>>);
+
+impl Events {
+    /// Sends the event `make` builds, if anyone listens (it is not built otherwise).
+    async fn emit(&self, make: impl FnOnce() -> AgentEvent) {
+        if let Some(sender) = &self.0 {
+            let _ = sender.send(make()).await;
+        }
     }
 }
 
@@ -444,7 +464,7 @@ fn failed(call: &ToolCall, why: &str) -> ToolResult {
 async fn stream_reply(
     model: &dyn Model,
     request: ModelRequest<'_>,
-    events: &mpsc::Sender<AgentEvent>,
+    events: &Events,
 ) -> Result<Reply, crate::ModelError> {
     let mut stream = model.stream(request).await?;
     let mut reply = Reply::default();
@@ -452,13 +472,13 @@ async fn stream_reply(
         let delta = delta?;
         match &delta {
             Delta::Text(text) => {
-                let _ = events
-                    .send(AgentEvent::TextDelta { text: text.clone() })
+                events
+                    .emit(|| AgentEvent::TextDelta { text: text.clone() })
                     .await;
             }
             Delta::Reasoning(text) => {
-                let _ = events
-                    .send(AgentEvent::ReasoningDelta { text: text.clone() })
+                events
+                    .emit(|| AgentEvent::ReasoningDelta { text: text.clone() })
                     .await;
             }
             _ => {}
