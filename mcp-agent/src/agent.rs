@@ -186,20 +186,20 @@ impl Agent {
         }
     }
 
-    /// Starts a turn with the user's `prompt`; its events arrive on the returned [`Turn`].
-    /// Turns run one after another.
+    /// A turn with the user's `prompt`; its events come from the returned [`Turn`], which runs
+    /// it while they are read ([`Turn::next`], [`Turn::finish`]), on the reader's task like a
+    /// stream (parallel tool calls get tasks of their own). Turns run one after another.
     pub fn send(&self, prompt: impl Into<String>) -> Turn {
         let (sender, events) = mpsc::channel(EVENT_QUEUE);
         let cancel = CancellationToken::new();
-        let agent = self.clone();
-        let token = cancel.clone();
-        let prompt = prompt.into();
-        let task =
-            tokio::spawn(async move { agent.run_turn(prompt, Events(Some(sender)), token).await });
+        let running = self
+            .clone()
+            .run_turn(prompt.into(), Events(Some(sender)), cancel.clone());
         Turn {
             events,
             cancel,
-            task: Some(task),
+            running: Some(Box::pin(running)),
+            summary: None,
         }
     }
 
@@ -503,11 +503,13 @@ pub struct TurnSummary {
     pub error: Option<AgentError>,
 }
 
-/// A running turn: its events, and the handle to cancel it.
+/// A turn: its events, and the handle to cancel it. It runs while it is read; dropping it
+/// abandons the turn (the calls in flight are cancelled as their requests are dropped).
 pub struct Turn {
     events: mpsc::Receiver<AgentEvent>,
     cancel: CancellationToken,
-    task: Option<tokio::task::JoinHandle<TurnSummary>>,
+    running: Option<std::pin::Pin<Box<dyn std::future::Future<Output = TurnSummary> + Send>>>,
+    summary: Option<TurnSummary>,
 }
 
 impl std::fmt::Debug for Turn {
@@ -519,7 +521,19 @@ impl std::fmt::Debug for Turn {
 impl Turn {
     /// The next event; `None` once the turn is over and every event was read.
     pub async fn next(&mut self) -> Option<AgentEvent> {
-        self.events.recv().await
+        loop {
+            let Some(running) = self.running.as_mut() else {
+                return self.events.recv().await;
+            };
+            tokio::select! {
+                biased;
+                event = self.events.recv() => return event,
+                summary = running => {
+                    self.summary = Some(summary);
+                    self.running = None;
+                }
+            }
+        }
     }
 
     /// Cancels the turn: the model stream stops and the tool calls in flight are cancelled
@@ -533,25 +547,17 @@ impl Turn {
         self.cancel.clone()
     }
 
-    /// Waits for the end, dropping the events not read yet.
+    /// Runs the turn to its end, dropping the events not read yet.
     pub async fn finish(mut self) -> TurnSummary {
-        while self.events.recv().await.is_some() {}
-        let task = self.task.take();
-        match task {
-            Some(task) => task.await.unwrap_or_else(|e| TurnSummary {
-                text: String::new(),
-                reason: StopReason::Error,
-                steps: 0,
-                usage: Usage::default(),
-                error: Some(AgentError::Aborted(e.to_string())),
-            }),
-            None => TurnSummary {
-                text: String::new(),
-                reason: StopReason::Error,
-                steps: 0,
-                usage: Usage::default(),
-                error: Some(AgentError::Aborted("finished twice".into())),
-            },
-        }
+        while self.next().await.is_some() {}
+        self.summary.take().unwrap_or_else(|| TurnSummary {
+            text: String::new(),
+            reason: StopReason::Error,
+            steps: 0,
+            usage: Usage::default(),
+            error: Some(AgentError::Aborted(
+                "the turn ended without a summary".into(),
+            )),
+        })
     }
 }

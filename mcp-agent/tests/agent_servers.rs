@@ -81,9 +81,6 @@ async fn cancelling_a_turn_cancels_the_call_on_the_server() {
         .connect(config(json!({ "slow": entry })), HubOptions::default())
         .await;
     let mut turn = agent.send("Run the long job");
-    tokio::time::timeout(Duration::from_secs(20), started.notified())
-        .await
-        .expect("the tool started");
     let mut events = Vec::new();
     while !events
         .iter()
@@ -95,6 +92,10 @@ async fn cancelling_a_turn_cancels_the_call_on_the_server() {
             .expect("the turn runs");
         events.push(event);
     }
+    // Progress is sent before the tool says it started.
+    tokio::time::timeout(Duration::from_secs(20), started.notified())
+        .await
+        .expect("the tool started");
     turn.cancel();
     let summary = tokio::time::timeout(Duration::from_secs(10), turn.finish())
         .await
