@@ -8,8 +8,9 @@
 #   - npm: a real OAuth 2.1 authorization server (oidc-provider, interop/auth) for the auth tests;
 #   - PyPI: the official Python SDK (`mcp` 1.x), and `mcp` 2.x in a second virtualenv (they
 #     cannot share one);
-#   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents), in a
-#     third virtualenv.
+#   - PyPI: the LLM providers' SDK checks for exported tools (google-genai, openai-agents) and
+#     for the agent's scripted model streams (openai, anthropic, google-genai), in a third
+#     virtualenv.
 #   - PyPI: FastMCP 4 (`fastmcp`, interop/requirements-fastmcp.txt) in a virtualenv of its own, and
 #     crates.io: an rmcp 3 server (conformance/tests/peers/rmcp-server, a Cargo workspace of its
 #     own) built into target/interop/rmcp-target: the conformance runner's third-party servers.

@@ -63,6 +63,9 @@
 //!   Other tools are never called with valid arguments unless named with
 //!   `--call NAME='{"arg": …}'`.
 
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod baseline;
 pub mod case;
 pub mod cases;

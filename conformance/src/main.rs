@@ -11,6 +11,8 @@
 //! a `--baseline` accepts; 1 when one did; 2 when the runner could not run (bad arguments, a
 //! server that does not start or never answers).
 
+#![forbid(unsafe_code)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -204,6 +204,8 @@ pub enum Command {
         /// The server's name in the config.
         server: String,
     },
+    /// Chat with a model that calls the servers' tools (interactive, or one-shot with -p).
+    Chat(commands::chat::ChatArgs),
     /// OAuth logins.
     Auth {
         /// What to show.
@@ -253,8 +255,13 @@ fn main() -> ExitCode {
         };
         (ending, exporter)
     };
+    // `mcp chat` handles Ctrl-C itself: the first cancels the running turn.
     #[cfg(not(feature = "otlp"))]
-    let ending = runtime.block_on(interrupt::run(commands::run(cli)));
+    let ending = if matches!(cli.command, Command::Chat(_)) {
+        interrupt::Ending::Finished(runtime.block_on(commands::run(cli)))
+    } else {
+        runtime.block_on(interrupt::run(commands::run(cli)))
+    };
     #[cfg(feature = "otlp")]
     if let Some(exporter) = exporter {
         runtime.block_on(exporter.shutdown());

@@ -112,19 +112,7 @@ impl ProgressReporter {
         let message = message.unwrap_or_default();
         let mut err = std::io::stderr().lock();
         if self.terminal {
-            let line = match total {
-                Some(total) if total > 0.0 => {
-                    let fraction = (progress / total).clamp(0.0, 1.0);
-                    let filled = (fraction * 30.0).round() as usize;
-                    format!(
-                        "\r[{}{}] {:>3.0}% {message}\x1b[K",
-                        "#".repeat(filled),
-                        " ".repeat(30 - filled),
-                        fraction * 100.0
-                    )
-                }
-                _ => format!("\r{progress} {message}\x1b[K"),
-            };
+            let line = format!("\r{} {message}\x1b[K", progress_bar(progress, total, 30));
             let _ = err.write_all(line.as_bytes());
         } else {
             let line = match total {
@@ -141,6 +129,24 @@ impl ProgressReporter {
         if self.terminal {
             let _ = std::io::stderr().write_all(b"\r\x1b[K");
         }
+    }
+}
+
+/// A progress bar `[####      ]  40%` of `width` cells, or the bare count when the total is
+/// unknown.
+pub fn progress_bar(progress: f64, total: Option<f64>, width: usize) -> String {
+    match total {
+        Some(total) if total > 0.0 => {
+            let fraction = (progress / total).clamp(0.0, 1.0);
+            let filled = ((fraction * width as f64).round() as usize).min(width);
+            format!(
+                "[{}{}] {:>3.0}%",
+                "#".repeat(filled),
+                " ".repeat(width - filled),
+                fraction * 100.0
+            )
+        }
+        _ => format!("{progress}"),
     }
 }
 

@@ -43,6 +43,8 @@ pub(crate) struct Callbacks {
     pub(crate) sampling: Option<SamplingHandler>,
     pub(crate) roots: Option<RootsHandler>,
     pub(crate) elicitation: Option<ElicitationHandler>,
+    /// The elicitation handler also takes URL mode (declared as `elicitation.url`).
+    pub(crate) elicitation_url: bool,
 }
 
 impl fmt::Debug for Callbacks {
@@ -67,10 +69,17 @@ impl Callbacks {
                 list_changed: Some(true),
                 ..Default::default()
             }),
-            elicitation: self
-                .elicitation
-                .as_ref()
-                .map(|_| ElicitationCapability::default()),
+            elicitation: self.elicitation.as_ref().map(|_| {
+                if self.elicitation_url {
+                    ElicitationCapability {
+                        form: Some(Default::default()),
+                        url: Some(Default::default()),
+                        ..Default::default()
+                    }
+                } else {
+                    ElicitationCapability::default()
+                }
+            }),
             extensions: self.extensions.clone(),
             ..Default::default()
         }

@@ -276,6 +276,13 @@ impl ClientOptions {
         self.callbacks.elicitation = Some(Arc::new(move |p| Box::pin(f(p))));
         self
     }
+
+    /// Declares URL-mode elicitation too (`elicitation: {form, url}`), for an elicitation
+    /// handler that can send its user to a URL (`ElicitParams::Url`).
+    pub fn with_url_elicitation(mut self) -> Self {
+        self.callbacks.elicitation_url = true;
+        self
+    }
 }
 
 #[cfg(test)]

@@ -33,6 +33,8 @@ pub type UpstreamRoots = Arc<dyn Fn(&str) -> HandlerFuture<ListRootsResult> + Se
 #[derive(Clone, Default)]
 pub struct UpstreamInput {
     elicitation: Option<UpstreamElicitation>,
+    /// The elicitation handler also takes URL mode.
+    elicitation_url: bool,
     sampling: Option<UpstreamSampling>,
     roots: Option<UpstreamRoots>,
 }
@@ -63,6 +65,13 @@ impl UpstreamInput {
         self
     }
 
+    /// Declares URL-mode elicitation to the servers too (the elicitation handler then gets
+    /// `ElicitParams::Url` requests).
+    pub fn with_url_elicitation(mut self) -> Self {
+        self.elicitation_url = true;
+        self
+    }
+
     /// Answers sampling: `f(server, params)`.
     pub fn with_sampling<F, Fut>(mut self, f: F) -> Self
     where
@@ -88,6 +97,9 @@ impl UpstreamInput {
         if let Some(f) = self.elicitation.clone() {
             let server = server.to_owned();
             options = options.with_elicitation(move |params| f(&server, params));
+            if self.elicitation_url {
+                options = options.with_url_elicitation();
+            }
         }
         if let Some(f) = self.sampling.clone() {
             let server = server.to_owned();

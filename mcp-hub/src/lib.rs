@@ -76,8 +76,9 @@ pub use server::{ServerLists, ServerSnapshot, ServerStatus};
 pub use shaping::Shaping;
 pub use tasks::{HubTask, HubTaskStart, TaskOwners};
 pub use tool_search::{
-    call_tool_arguments, call_tool_definition, presented_definition, search_tools_arguments,
-    search_tools_definition, CALL_TOOL, DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, SEARCH_TOOLS,
+    call_tool_arguments, call_tool_definition, presented_definition, search_mode_hub_tools,
+    search_tools_arguments, search_tools_definition, CALL_TOOL, DEFAULT_SEARCH_LIMIT,
+    MAX_SEARCH_LIMIT, SEARCH_TOOLS,
 };
 
 use mcp_client::{CallOptions, Client, RestartPolicy};

@@ -85,8 +85,9 @@ pub fn call_tool_definition() -> Tool {
     }))
 }
 
-/// `search_tools` and `call_tool` in the shape of merged tools, for export.
-pub(crate) fn search_mode_hub_tools() -> Vec<HubTool> {
+/// `search_tools` and `call_tool` in the shape of merged tools, for export (a model offered
+/// tool search gets these two).
+pub fn search_mode_hub_tools() -> Vec<HubTool> {
     [search_tools_definition(), call_tool_definition()]
         .into_iter()
         .map(|tool| HubTool {

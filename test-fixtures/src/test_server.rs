@@ -1,6 +1,8 @@
 //! The server the integration and interop tests spawn over stdio: a few tools, resources,
 //! a template, a prompt with completion, progress and logging.
 
+#![forbid(unsafe_code)]
+
 use std::time::Duration;
 
 use mcp_server::schema::{CreateMessageParams, SamplingMessage};

@@ -8,6 +8,8 @@
 //! and the mirrored headers on every request) and answers input requests (elicitation, sampling,
 //! roots) through the same handlers it would use for server-to-client requests.
 
+#![forbid(unsafe_code)]
+
 #[path = "../client_auth.rs"]
 mod client_auth;
 

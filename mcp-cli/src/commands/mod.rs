@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod call;
+pub mod chat;
 pub mod edit;
 pub mod listing;
 pub mod proxy;
@@ -111,6 +112,7 @@ pub async fn run(cli: Cli) -> ExitCode {
         Command::Auth {
             command: crate::AuthCommand::Status,
         } => auth::status(&source).await,
+        Command::Chat(args) => chat::chat(&source, args).await,
     };
     match result {
         Ok(code) => code,

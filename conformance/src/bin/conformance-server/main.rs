@@ -10,6 +10,8 @@
 //! two that change the tool and prompt lists. `conformance/RESULTS.md` lists what each scenario
 //! expects of them.
 
+#![forbid(unsafe_code)]
+
 mod core_fixtures;
 mod input_fixtures;
 mod input_requests;
