@@ -19,6 +19,9 @@ pub mod auth;
 mod client;
 mod era;
 mod error;
+// Not API: the fast paths and their twins, for fuzz-checks (see its doc).
+#[doc(hidden)]
+pub mod fast_paths;
 mod handler;
 pub mod http;
 pub mod hub;

@@ -4,12 +4,11 @@
 //! again.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
-use mcp_proto::jsonrpc::{self, RawJson, RawMembers};
+use mcp_proto::json_text::{self, RawMembers};
+use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::CallToolResult;
-use memchr::memmem;
 
 use crate::modern::{self, Answer};
 
@@ -54,11 +53,34 @@ impl RawToolResult {
 /// `raw` as a tool's result, with the head taken off when `modern`; `raw` itself back when it
 /// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
 pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
-    let verdict = match RawMembers::of(raw.get()) {
-        Some(RawMembers(fields)) => verdict(&fields, modern),
+    read_with(raw, modern, skimmed)
+}
+
+/// [`read`] with the members as serde_json reads them: the slow twin of the skim it makes.
+pub(crate) fn read_parsed(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
+    read_with(raw, modern, parsed)
+}
+
+/// [`read`] with the members of an object (the result, and its `_meta`) read by `members`.
+fn read_with(raw: RawJson, modern: bool, members: MembersOf) -> Result<RawToolResult, RawJson> {
+    let verdict = match members(raw.get()) {
+        Some(fields) => verdict(fields.as_slice(), modern, members),
         None => Verdict::Typed,
     };
     verdict.finish(raw)
+}
+
+/// How the members of an object are read: [`skimmed`], or (the twin) [`parsed`].
+type MembersOf = for<'a> fn(&'a str) -> Option<RawMembers<'a>>;
+
+/// The members of an object, skimmed (its values not read).
+fn skimmed(text: &str) -> Option<RawMembers<'_>> {
+    RawMembers::of(text)
+}
+
+/// The members of an object as serde_json reads them.
+fn parsed(text: &str) -> Option<RawMembers<'_>> {
+    RawMembers::of_parsed(text)
 }
 
 /// A 2026-07-28 `tools/call` answer told apart as [`modern::classify`] does and, when complete,
@@ -68,9 +90,9 @@ pub(crate) fn classify(
     raw: RawJson,
     modern: bool,
 ) -> Result<Answer<Result<RawToolResult, RawJson>>, String> {
-    if let Some(RawMembers(fields)) = RawMembers::of(raw.get()) {
-        if says_complete(&fields) {
-            let verdict = verdict(&fields, modern);
+    if let Some(fields) = RawMembers::of(raw.get()) {
+        if says_complete(fields.as_slice()) {
+            let verdict = verdict(fields.as_slice(), modern, skimmed);
             drop(fields);
             return Ok(Answer::Complete(verdict.finish(raw)));
         }
@@ -124,8 +146,9 @@ impl Verdict {
     }
 }
 
-/// Judges a result's members: its head taken off when `modern`.
-fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
+/// Judges a result's members: its head taken off when `modern` (`_meta`'s members read by
+/// `members`).
+fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool, members: MembersOf) -> Verdict {
     let mut is_error = false;
     let mut head = false;
     for (key, value) in fields {
@@ -142,7 +165,7 @@ fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
             "resultType" if value == "\"task\"" => return Verdict::Typed,
             "resultType" => head |= modern,
             "_meta" if !value.starts_with('{') => return Verdict::Typed,
-            "_meta" => head |= modern && names_server_info(value),
+            "_meta" => head |= modern && names_server_info(value, members),
             _ => {}
         }
     }
@@ -150,28 +173,33 @@ fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
         return Verdict::AsItCame { is_error };
     }
     Verdict::Cut(RawToolResult {
-        json: without_head(fields),
+        json: without_head(fields, members),
         is_error,
     })
 }
 
-/// Whether `_meta`'s text mentions the server's info (a searcher built once: building one per
-/// call cost more than the search).
-fn names_server_info(meta: &str) -> bool {
-    static FINDER: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(meta_keys::SERVER_INFO));
-    FINDER.find(meta.as_bytes()).is_some()
+/// Whether `_meta` (an object's text) has the server's info among its members.
+fn names_server_info(meta: &str, members: MembersOf) -> bool {
+    members(meta).is_some_and(|meta| {
+        meta.as_slice()
+            .iter()
+            .any(|(key, _)| key == meta_keys::SERVER_INFO)
+    })
 }
 
 /// An object's members without `resultType` and without the server's info in `_meta` (a
 /// `_meta` left empty is left out), written again from their text, which is not read again.
-fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
+fn without_head(fields: &[(Cow<'_, str>, &str)], members: MembersOf) -> RawJson {
     let metas: Vec<Option<RawJson>> = fields
         .iter()
         .filter(|(key, _)| key == "_meta")
         .map(|(_, meta)| {
-            RawMembers::of(meta)
-                .filter(|meta| meta.0.iter().any(|(key, _)| key != meta_keys::SERVER_INFO))
+            members(meta)
+                .filter(|meta| {
+                    meta.as_slice()
+                        .iter()
+                        .any(|(key, _)| key != meta_keys::SERVER_INFO)
+                })
                 .map(|meta| meta.without(meta_keys::SERVER_INFO))
         })
         .collect();
@@ -188,7 +216,7 @@ fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
         .iter()
         .map(|(k, v)| k.len() + v.len() + 4)
         .sum::<usize>();
-    RawJson::from_members(kept, room)
+    json_text::object(kept, room)
 }
 
 #[cfg(test)]

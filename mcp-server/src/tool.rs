@@ -7,9 +7,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::LazyLock;
 
-use mcp_proto::json_text;
-use mcp_proto::jsonrpc::{RawJson, RawMembers};
+use mcp_proto::json_text::{self, KeySearch, RawMembers};
+use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
 use serde::Serialize;
@@ -304,7 +305,7 @@ impl ToolOutput {
                 let raw = if version.has_structured_output() {
                     raw
                 } else {
-                    without_structured_content(raw)?
+                    without_structured_content(raw)
                 };
                 match head {
                     None => Ok(raw),
@@ -318,20 +319,40 @@ impl ToolOutput {
 }
 
 /// A raw result for a client before 2025-06-18, which has no structured content: the
-/// top-level `structuredContent` taken off, every other member passed on as its text. Only
-/// the members are read, and only when the text mentions the name at all.
-fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
-    const KEY: &str = "structuredContent";
-    if !raw.get().contains(KEY) {
-        return Ok(raw);
+/// top-level `structuredContent` taken off, every other member passed on as its text (a text
+/// that is no object has none to take off). A fast path: a result that certainly has no such key
+/// (see [`KeySearch`]) is passed on unread; the others have their members skimmed. Its slow twin
+/// is [`without_structured_content_parsed`], and fuzz-checks compares the two as text.
+pub(crate) fn without_structured_content(raw: RawJson) -> RawJson {
+    // Built once: building a searcher costs more than a search of a small result.
+    static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new(STRUCTURED_CONTENT));
+    if KEY.certainly_absent(raw.get()) {
+        return raw;
     }
-    let members = RawMembers::of(raw.get())
-        .ok_or_else(|| ServerError::handler("the tool's result is not a JSON object"))?;
-    if !members.0.iter().any(|(key, _)| key == KEY) {
-        drop(members);
-        return Ok(raw);
-    }
-    Ok(members.without(KEY))
+    without_member(raw, |text| RawMembers::of(text))
+}
+
+/// [`without_structured_content`] from the members as serde_json reads them, always.
+pub(crate) fn without_structured_content_parsed(raw: RawJson) -> RawJson {
+    without_member(raw, |text| RawMembers::of_parsed(text))
+}
+
+const STRUCTURED_CONTENT: &str = "structuredContent";
+
+/// `raw` without its `structuredContent` members, read by `members`.
+fn without_member(raw: RawJson, members: fn(&str) -> Option<RawMembers<'_>>) -> RawJson {
+    let kept = match members(raw.get()) {
+        Some(members)
+            if members
+                .as_slice()
+                .iter()
+                .any(|(key, _)| key == STRUCTURED_CONTENT) =>
+        {
+            members.without(STRUCTURED_CONTENT)
+        }
+        _ => return raw,
+    };
+    kept
 }
 
 /// Whether a raw result says `isError: true`.
@@ -392,7 +413,7 @@ fn text_and_structured(
     }
     out.push('}');
     // Valid by construction: literals, escaped strings and a JSON object.
-    RawJson::from_written(out)
+    json_text::written(out)
 }
 
 /// Anything a tool handler may return.
