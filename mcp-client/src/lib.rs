@@ -44,11 +44,11 @@ pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandl
 pub use hub::{Hub, HubError, HubOptions};
 pub use input::MAX_INPUT_ROUNDS;
 pub use mcp_proto::peer::PeerError;
+pub use mcp_proto::schema::PassThroughResult;
 pub use options::{
     CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT,
     MAX_TIMEOUT, MIN_TIMEOUT,
 };
-pub use raw_result::RawToolResult;
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;
 pub use supervisor::{ChildExit, ChildProcess, RestartPolicy, ShutdownTimeouts};

@@ -222,17 +222,12 @@ impl ToolOutput {
         }
     }
 
-    /// A result already written as a `CallToolResult` JSON object (say, one a proxy got from
-    /// its upstream), answered as it is, without being read into types and written again. The
-    /// server only adds what the protocol version needs: the 2026-07-28 head, and the removal of
-    /// `structuredContent` before 2025-06-18. Text that is not a JSON object becomes an error
-    /// result.
-    pub fn raw(result: RawJson) -> Self {
-        if result.get().trim_start().starts_with('{') {
-            ToolOutput(Repr::Raw(result))
-        } else {
-            ToolOutput::error("the tool's result is not a JSON object")
-        }
+    /// A result passed on as another server wrote it (what a proxy got from its upstream, see
+    /// [`PassThroughResult`](schema::PassThroughResult)), answered as it is, without being read
+    /// into types and written again. The server only adds what the protocol version needs: the
+    /// 2026-07-28 head, and the removal of `structuredContent` before 2025-06-18.
+    pub fn pass_through(result: schema::PassThroughResult) -> Self {
+        ToolOutput(Repr::Raw(result.into_raw()))
     }
 
     /// A failure of the handler: an `isError` result with the error's chain, or the JSON-RPC
@@ -657,7 +652,10 @@ mod tests {
     #[test]
     fn raw_results_are_written_as_they_are() {
         let text = r#"{"x":1,"structuredContent":{"a":1},"content":[],"isError":true}"#;
-        let raw = |t: &str| ToolOutput::raw(mcp_proto::jsonrpc::raw_json(t));
+        let raw = |t: &str| {
+            let result = schema::PassThroughResult::from_json(t.into()).expect("an object");
+            ToolOutput::pass_through(result)
+        };
         let out = raw(text);
         assert!(out.is_error());
         let written = out.into_raw(ProtocolVersion::V2025_11_25, None).unwrap();
@@ -696,10 +694,12 @@ mod tests {
             "s"
         );
         assert_eq!(v["content"], serde_json::json!([]));
-        // Text that is not an object is no result.
-        let not_object = raw("[1]");
-        assert!(not_object.is_error());
         assert!(!raw(r#"{"content":[]}"#).is_error());
+        // An escaped key is the same key.
+        let escaped = raw(r#"{"content":[],"structured\u0043ontent":{"a":1}}"#)
+            .into_raw(ProtocolVersion::V2025_03_26, None)
+            .unwrap();
+        assert_eq!(escaped.get(), r#"{"content":[]}"#);
     }
 
     #[test]

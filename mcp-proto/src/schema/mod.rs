@@ -39,6 +39,7 @@ pub mod logging;
 pub mod modern;
 mod number;
 pub mod pagination;
+pub mod pass_through;
 pub mod progress;
 pub mod prompts;
 pub mod resources;
@@ -62,6 +63,7 @@ pub use modern::{
     SubscriptionsListenResult,
 };
 pub use pagination::*;
+pub use pass_through::PassThroughResult;
 pub use progress::*;
 pub use prompts::*;
 pub use resources::*;
