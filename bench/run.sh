@@ -2,7 +2,7 @@
 # The whole benchmark in one command: the comparison peers of bench/harness/ (raw Rust, raw hyper,
 # rmcp, the TypeScript and Python SDKs) and ours, measured in the same session by the harness's
 # driver (mcpbench) with interleaved rounds, then the harness's summary and our targets
-# (bench/targets.py). See BENCHMARKS.md and bench/harness/README.md.
+# (bench/targets.py). See docs/perf/notebook.md and bench/harness/README.md.
 #
 #   bench/run.sh                    build what is missing, 3 rounds, medians
 #   QUICK=1 bench/run.sh            smoke run: tiny N, 1 round
@@ -32,7 +32,7 @@ OUT=${OUT:-$WORK/results/$STAMP}
 say() { echo "bench: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
-# ---- sizes (the same names, defaults and QUICK values as BENCHMARKS.md's runs) -------------------
+# ---- sizes (the same names, defaults and QUICK values as docs/perf/notebook.md's runs) -------------------
 N_FAST=${N_FAST:-20000}; N_SLOW=${N_SLOW:-5000}
 PIPE_FAST=${PIPE_FAST:-100000}; PIPE_SLOW=${PIPE_SLOW:-10000}
 K=${K:-64}; SPAWNS=${SPAWNS:-20}; WARMUP=${WARMUP:-500}

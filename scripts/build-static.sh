@@ -3,7 +3,7 @@
 # in, no dynamic loader, no relocations to apply at start), with the functions that serving a
 # request runs placed next to each other (the list in weather-server/hot-symbols.txt, made by
 # scripts/hot-symbols.sh). The kernel maps code in 64 KiB windows, so keeping the hot code
-# together is what keeps little of it resident and makes the start cheap (see BENCHMARKS.md).
+# together is what keeps little of it resident and makes the start cheap (see docs/perf/notebook.md).
 #
 #   scripts/build-static.sh               build, then print the binary's path
 #   scripts/build-static.sh --print-path  only print where the binary is (or would be)

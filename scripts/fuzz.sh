@@ -93,7 +93,7 @@ focus = {
     "jsonrpc": ["mcp-proto/src/jsonrpc.rs"],
     "sse": ["mcp-proto/src/sse.rs"],
     "uri_template": ["mcp-server/src/uri_template.rs"],
-    "config": ["mcp-client/src/hub/config.rs"],
+    "config": ["mcp-hub/src/config.rs"],
     # What the in-memory transport reaches: not the HTTP and stdio transports.
     "server": ["mcp-server/src/", "mcp-proto/src/peer/", "mcp-proto/src/jsonrpc.rs"],
 }[sys.argv[1]]

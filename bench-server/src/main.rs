@@ -7,6 +7,8 @@
 //!
 //! Streamable HTTP at `/mcp`, both eras, on a multi-threaded runtime like weather-server's.
 
+#![forbid(unsafe_code)]
+
 use std::net::SocketAddr;
 use std::process::ExitCode;
 

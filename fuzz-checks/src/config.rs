@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use mcp_client::hub::{ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables};
 use mcp_client::DEFAULT_TIMEOUT;
+use mcp_hub::{ConfigFormat, HubConfig, ServerConfig, TransportConfig, Variables};
 
 /// The variables every input is read with: a fixed environment, one input, no process env.
 fn variables() -> Variables {

@@ -5,6 +5,8 @@
 //! `tests/replay_corpus.rs` runs every file of `fuzz/corpus/<target>/` through them on stable
 //! Rust, so `cargo test --workspace` keeps the corpus passing.
 
+#![forbid(unsafe_code)]
+
 mod codec;
 mod config;
 mod fast_paths;

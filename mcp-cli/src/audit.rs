@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::Arc;
 
-use mcp_client::hub::{CallObserver, CallRecord};
+use mcp_hub::{CallObserver, CallRecord};
 use mcp_proto::timestamp::rfc3339_millis;
 use serde_json::{json, Map, Value};
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mcp_client::hub::{ConfigFormat, HubConfig, Variables};
+use mcp_hub::{ConfigFormat, HubConfig, Variables};
 
 /// Where the config came from, for `mcp servers` and for commands that write it.
 #[derive(Debug, Clone)]
@@ -141,7 +141,7 @@ pub enum LoadError {
     Missing(PathBuf),
     /// The file is broken.
     #[error(transparent)]
-    Config(#[from] mcp_client::hub::ConfigError),
+    Config(#[from] mcp_hub::ConfigError),
 }
 
 /// Loads the config `source` points at.

@@ -19,8 +19,8 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use mcp_client::hub::UpstreamInput;
 use mcp_client::{CancellationToken, HandlerFuture};
+use mcp_hub::UpstreamInput;
 use mcp_proto::ErrorObject;
 use mcp_server::{Context, ServerError};
 
@@ -48,7 +48,7 @@ pub fn downstream_client() -> Option<String> {
 }
 
 /// Puts the servers' requests for input to the proxy's client whose call they belong to; set it
-/// as [`HubOptions::input`](mcp_client::HubOptions) and give it to
+/// as [`HubOptions::input`](mcp_hub::HubOptions) and give it to
 /// [`proxy_server`](crate::proxy::proxy_server).
 #[derive(Clone, Default)]
 pub struct InputForwarder {
@@ -97,7 +97,7 @@ impl InputForwarder {
         Self::default()
     }
 
-    /// The hub's side of it, for [`HubOptions::input`](mcp_client::HubOptions): elicitation,
+    /// The hub's side of it, for [`HubOptions::input`](mcp_hub::HubOptions): elicitation,
     /// sampling and roots, each put to the caller.
     pub fn upstream_input(&self) -> UpstreamInput {
         let (elicit, sample, roots) = (self.clone(), self.clone(), self.clone());

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use mcp_client::hub::Hub;
+use mcp_hub::Hub;
 use mcp_server::http::HttpServer;
 
 /// Exit status after a signal: 128 + SIGINT, as shells report an interrupted command.

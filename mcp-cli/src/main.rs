@@ -7,6 +7,8 @@
 //! connection errors; 130 interrupted by SIGINT or SIGTERM (after closing the servers; see
 //! `interrupt`).
 
+#![forbid(unsafe_code)]
+
 /// Like `println!` to stdout, but a closed pipe (`mcp tools | head`) is not a panic.
 macro_rules! outln {
     ($($arg:tt)*) => {{

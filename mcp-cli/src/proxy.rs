@@ -12,9 +12,9 @@
 //! proxy forwards one of its calls is put to the proxy's own client whose call it is, in that
 //! client's era, by the [`InputForwarder`] the hub was given.
 //!
-//! In tool search mode ([`HubOptions::tool_search`](mcp_client::hub::HubOptions), `mcp proxy
+//! In tool search mode ([`HubOptions::tool_search`](mcp_hub::HubOptions), `mcp proxy
 //! --tool-search`) the proxy offers only `search_tools` and `call_tool` (see
-//! [`mcp_client::hub::search_tools_definition`]); `call_tool` forwards like a direct call.
+//! [`mcp_hub::search_tools_definition`]); `call_tool` forwards like a direct call.
 //!
 //! Tasks pass through: a proxied tool keeps its server's `execution.taskSupport` (a tool of a
 //! server speaking the 2026-07-28 tasks extension, which declares none, is offered as
@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 use std::future::Future;
 use std::pin::Pin;
 
-use mcp_client::hub::{
+use mcp_hub::{
     call_tool_arguments, call_tool_definition, search_tools_arguments, search_tools_definition,
     Hub, HubError, HubPrompt, HubTool, ToolReply,
 };
@@ -44,7 +44,7 @@ use serde_json::Value;
 pub const PROXY_NAME: &str = "mcp-hub";
 
 /// Builds an MCP server that forwards to the hub; `input` is the forwarder set as the hub's
-/// [`HubOptions::input`](mcp_client::HubOptions), which learns here whose calls are in flight.
+/// [`HubOptions::input`](mcp_hub::HubOptions), which learns here whose calls are in flight.
 pub fn proxy_server(hub: &Hub, input: &InputForwarder) -> Server {
     let mut builder = Server::builder(PROXY_NAME, env!("CARGO_PKG_VERSION"));
     let instructions = hub.instructions_block();

@@ -6,7 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::bounded;
-use mcp_client::hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
+use mcp_hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
 use serde_json::json;
 
 fn config(servers: serde_json::Value) -> HubConfig {

@@ -189,16 +189,13 @@ async fn cancelling_a_proxy_task_cancels_the_upstream_task() {
         return;
     };
     let text_config = json!({"mcpServers": {"ts": tasks_entry(&modules)}}).to_string();
-    let config = mcp_client::hub::HubConfig::parse(
-        &text_config,
-        "hub.json",
-        &mcp_client::hub::Variables::default(),
-    )
-    .expect("config");
+    let config =
+        mcp_hub::HubConfig::parse(&text_config, "hub.json", &mcp_hub::Variables::default())
+            .expect("config");
     let hub = bounded(
         30,
         "connect",
-        mcp_client::Hub::connect(config, mcp_client::HubOptions::default()),
+        mcp_hub::Hub::connect(config, mcp_hub::HubOptions::default()),
     )
     .await;
     let proxy =

@@ -14,6 +14,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod auth;
 mod client;
@@ -24,7 +25,6 @@ mod error;
 pub mod fast_paths;
 mod handler;
 pub mod http;
-pub mod hub;
 mod input;
 mod list_cache;
 mod listen;
@@ -41,13 +41,12 @@ pub use client::{Client, Handshake};
 pub use era::{Era, EraCache, Negotiation, NegotiationParseError};
 pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
-pub use hub::{Hub, HubError, HubOptions};
 pub use input::MAX_INPUT_ROUNDS;
 pub use mcp_proto::peer::PeerError;
 pub use mcp_proto::schema::PassThroughResult;
 pub use options::{
-    CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES, DEFAULT_TIMEOUT,
-    MAX_TIMEOUT, MIN_TIMEOUT,
+    clamp_timeout, CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES,
+    DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT,
 };
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;

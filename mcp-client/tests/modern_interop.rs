@@ -46,7 +46,7 @@ async fn call_text<C: ToolCaller>(client: &C, name: &str, args: serde_json::Valu
     text(&result.unwrap_or_else(|e| panic!("{name}: {e}")))
 }
 
-/// A client or a hub: something that calls tools.
+/// A client (or a reference to one): something that calls tools.
 trait ToolCaller {
     async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String>;
 }
@@ -58,12 +58,6 @@ impl<T: ToolCaller> ToolCaller for &T {
 }
 
 impl ToolCaller for Client {
-    async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String> {
-        self.call_tool(name, args).await.map_err(|e| e.to_string())
-    }
-}
-
-impl ToolCaller for mcp_client::hub::Hub {
     async fn call(&self, name: &str, args: serde_json::Value) -> Result<CallToolResult, String> {
         self.call_tool(name, args).await.map_err(|e| e.to_string())
     }
@@ -433,81 +427,6 @@ async fn ts_http_listen_delivers_list_changes_and_updates() {
     listen_tour(&client).await;
     bounded(10, "close", client.close()).await;
     server.stop().await;
-}
-
-/// One hub over 2025-era servers (weather-server told `"protocol": "legacy"`; the Python `mcp`
-/// 1.x FastMCP fixture, which auto finds to be 2025-era) and 2026-07-28 ones (the TypeScript
-/// fixture over stdio, pinned; the Python 2.x one, auto): each keeps its era, and calls route
-/// to each.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn hub_serves_both_eras_side_by_side() {
-    use mcp_client::hub::{Hub, HubConfig, HubOptions, ServerStatus, Variables};
-    let (Some(modules), Some(python), Some(python1)) =
-        (node_modules(), python2(), interop_var("MCP_INTEROP_PYTHON"))
-    else {
-        return;
-    };
-    let mut weather = hub_support::weather_entry();
-    weather["protocol"] = json!("legacy");
-    let ts = script("modern_ts_server.cjs");
-    let py = script("modern_py_server.py");
-    let config = json!({"mcpServers": {
-        "weather": weather,
-        "fast": hub_support::fastmcp_entry(&python1),
-        "ts": {"command": "node", "args": [ts.to_string_lossy(), "stdio-modern"],
-               "env": {"MCP_INTEROP_NODE_MODULES": modules.to_string_lossy()},
-               "protocol": "2026-07-28"},
-        "py": {"command": python.to_string_lossy(), "args": [py.to_string_lossy(), "stdio"]}
-    }});
-    let config =
-        HubConfig::parse(&config.to_string(), "hub.json", &Variables::default()).expect("config");
-    let hub = bounded(60, "connect", Hub::connect(config, HubOptions::default())).await;
-    let mut eras = Vec::new();
-    for s in hub.servers() {
-        assert_eq!(
-            s.status,
-            ServerStatus::Connected,
-            "{}: {:?}",
-            s.config.name,
-            s.status
-        );
-        eras.push((s.config.name.clone(), s.era, s.protocol_version.clone()));
-    }
-    eras.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(
-        eras,
-        [
-            ("fast".into(), Some(Era::Legacy), Some("2025-11-25".into())),
-            ("py".into(), Some(Era::Modern), Some("2026-07-28".into())),
-            ("ts".into(), Some(Era::Modern), Some("2026-07-28".into())),
-            (
-                "weather".into(),
-                Some(Era::Legacy),
-                Some("2025-11-25".into())
-            ),
-        ]
-    );
-    assert_eq!(
-        call_text(&hub, "ts__echo", json!({"message": "a"})).await,
-        "echo: a"
-    );
-    assert_eq!(
-        call_text(&hub, "py__echo", json!({"message": "b"})).await,
-        "echo: b"
-    );
-    let weather = bounded(
-        10,
-        "weather",
-        hub.call_tool("weather__get_weather", json!({"city": "Shenzhen"})),
-    )
-    .await
-    .expect("weather");
-    assert!(text(&weather).contains("Shenzhen"), "{weather:?}");
-    assert_eq!(
-        call_text(&hub, "fast__add", json!({"a": 2, "b": 3})).await,
-        "5"
-    );
-    bounded(20, "close", hub.close()).await;
 }
 
 /// Auto over HTTP against 2025-era servers (TypeScript SDK 1.x with sessions, and its legacy

@@ -1,7 +1,7 @@
 //! Newline-delimited JSON framing for byte streams (stdio, child processes).
 //!
 //! [`LineCodec`] cuts a byte stream into lines and knows nothing of JSON-RPC; [`JsonRpcCodec`]
-//! hands each line to [`jsonrpc::parse`](crate::jsonrpc::parse), the one function every
+//! hands each line to [`jsonrpc::parse`], the one function every
 //! transport uses to turn a frame into a message. A line over the maximum size is discarded up to
 //! its newline without being buffered and reported as its own error item; the stream goes on.
 //! The decoder remembers how far it searched for a newline, so no byte is scanned twice.

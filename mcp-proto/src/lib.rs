@@ -10,6 +10,9 @@
 //!
 //! This crate has no sockets, no child processes and no HTTP.
 
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
 pub mod codec;
 // Not API: the fast paths and their twins, for fuzz-checks (see its doc).
 #[doc(hidden)]

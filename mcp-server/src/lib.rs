@@ -154,6 +154,7 @@
 //! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
 
 #![warn(missing_docs)]
+#![deny(unsafe_code)]
 
 pub mod auth;
 mod builder;

@@ -3,6 +3,8 @@
 //! stdio by default (a child of any MCP client); `--http ADDR` serves Streamable HTTP at `/mcp`
 //! and legacy SSE at `/sse`. Logs go to stderr.
 
+#![forbid(unsafe_code)]
+
 mod cities;
 mod climate;
 mod clock;

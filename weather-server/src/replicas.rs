@@ -109,7 +109,7 @@ impl ReplicaArgs {
 
 /// `text` as bytes if it is a non-empty, even-length run of hex digits.
 fn decode_hex(text: &str) -> Option<Vec<u8>> {
-    if text.is_empty() || !text.len().is_multiple_of(2) {
+    if text.is_empty() || text.len() % 2 != 0 {
         return None;
     }
     let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);

@@ -278,7 +278,7 @@ async fn a_thousand_concurrent_sessions_over_three_replicas() {
     let prefix = unique_prefix("scale-sessions", "load");
     // 5 s for a Redis reply (default 2 s): the wait is counted inside the replica, whose
     // scheduler has ~333 requests at once on two shared cores in a debug build; Redis itself
-    // answered within 91 ms throughout (redis-cli --latency). See docs/DEPLOY.md.
+    // answered within 91 ms throughout (redis-cli --latency). See docs/deploy.md.
     // With failover on, a connection a replica did not accept within 1 s would show as a retry
     // (two addresses in X-Upstream), which the test forbids below.
     let every = ["--redis-timeout", "5"];

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use mcp_client::auth::{FileTokenStore, RedirectMode, TokenStore};
-use mcp_client::hub::{authorizer_for, HubError, ServerConfig};
+use mcp_hub::{authorizer_for, HubError, ServerConfig};
 
 use super::{load, open_hub, Failure, Outcome};
 use crate::config_path::ConfigSource;

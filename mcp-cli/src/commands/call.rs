@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_client::hub::{exposed_name, Hub, HubError, ServerStatus};
 use mcp_client::{CallOptions, ServerEvent};
+use mcp_hub::{exposed_name, Hub, HubError, ServerStatus};
 
 use super::{connect, load, parse_object, Failure, Outcome};
 use crate::config_path::ConfigSource;
@@ -46,7 +46,7 @@ pub async fn call(
     }
     let hub = connect(
         config,
-        mcp_client::hub::HubOptions {
+        mcp_hub::HubOptions {
             restart: None,
             ..Default::default()
         },

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use clap::Args;
-use mcp_client::hub::{
+use mcp_client::DEFAULT_TIMEOUT;
+use mcp_hub::{
     clamp_timeout_secs, parse_header, validate_new_server, ConfigFormat, ServerConfig,
     TransportConfig,
 };
-use mcp_client::DEFAULT_TIMEOUT;
 
 use super::{Failure, Outcome};
 use crate::config_path::{self, ConfigSource};

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-use mcp_client::hub::{presented_definition, ExportFormat, Hub, HubError};
+use mcp_hub::{presented_definition, ExportFormat, Hub, HubError};
 use serde_json::{json, Value};
 
 use super::{open_hub, parse_object, Failure, Outcome};
@@ -15,7 +15,7 @@ use crate::output::{first_line, render_content, render_resource_contents, table}
 fn require_connected(hub: &Hub, only: Option<&str>) -> Result<(), Failure> {
     if let Some(name) = only {
         let server = hub.server(name)?;
-        if server.status != mcp_client::hub::ServerStatus::Connected {
+        if server.status != mcp_hub::ServerStatus::Connected {
             return Err(HubError::NotConnected {
                 server: name.into(),
                 reason: server.status.describe(),
@@ -29,7 +29,7 @@ fn require_connected(hub: &Hub, only: Option<&str>) -> Result<(), Failure> {
 /// Prints failed servers to stderr, so an empty list is not a mystery.
 fn report_failures(hub: &Hub) {
     for s in hub.servers() {
-        if let mcp_client::hub::ServerStatus::Failed(reason) = &s.status {
+        if let mcp_hub::ServerStatus::Failed(reason) = &s.status {
             eprintln!("mcp: server {} failed: {reason}", s.config.name);
         }
     }

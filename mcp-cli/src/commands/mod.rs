@@ -11,7 +11,7 @@ pub mod tasks;
 
 use std::process::ExitCode;
 
-use mcp_client::hub::{Hub, HubConfig, HubError, HubOptions};
+use mcp_hub::{Hub, HubConfig, HubError, HubOptions};
 
 use crate::config_path::{self, ConfigSource};
 use crate::{Cli, Command};

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use mcp_cli::audit::CallLog;
 use mcp_cli::input_forwarding::{downstream_client, InputForwarder};
 use mcp_cli::proxy::{follow_changes, proxy_server};
-use mcp_client::hub::{HubOptions, ServerStatus};
+use mcp_hub::{HubOptions, ServerStatus};
 
 use super::{connect, load, Failure, Outcome};
 use crate::config_path::ConfigSource;

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use mcp_client::hub::ServerStatus;
+use mcp_hub::ServerStatus;
 
 use super::{load, open_hub, Failure, Outcome};
 use crate::config_path::ConfigSource;

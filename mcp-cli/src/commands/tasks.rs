@@ -6,8 +6,8 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use mcp_client::hub::{Hub, HubTask, HubTaskStart};
 use mcp_client::TaskOptions;
+use mcp_hub::{Hub, HubTask, HubTaskStart};
 use mcp_proto::schema::{CallToolResult, Task};
 
 use super::{open_hub, Failure, Outcome, EXIT_TOOL_ERROR};

@@ -149,10 +149,10 @@ pub fn interop_var(name: &str) -> Option<PathBuf> {
     }
 }
 
-/// A script in `tests/interop`.
+/// A script in mcp-client's `tests/interop` (also when included by mcp-hub's tests).
 pub fn script(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/interop")
+        .join("../mcp-client/tests/interop")
         .join(name)
 }
 

@@ -303,8 +303,8 @@ impl HttpServer {
     }
 }
 
-/// Serves one HTTP session of `server` (the factory [`bind`] takes for a [`Server`]): like
-/// [`Server::serve`], but a stateless session starts out initialized with the version of its
+/// Serves one HTTP session of `server` (the factory [`bind`] takes for a [`Server`](crate::Server)): like
+/// [`Server::serve`](crate::Server::serve), but a stateless session starts out initialized with the version of its
 /// request's `MCP-Protocol-Version` header, since no `initialize` reaches it.
 pub fn serve_session(
     server: &crate::Server,
