@@ -382,6 +382,26 @@ mod tests {
     }
 
     #[test]
+    fn a_key_search_says_absent_only_when_it_is() {
+        let version = KeySearch::new("io.modelcontextprotocol/protocolVersion");
+        let token = KeySearch::new("progressToken");
+        assert!(token.certainly_absent(r#"{"name":"x","arguments":{"a":"\n\"\\"}}"#));
+        assert!(version.certainly_absent(r#"{"text":"a \n b"}"#));
+        for maybe in [
+            r#"{"progressToken":1}"#,
+            r#"{"\u0070rogressToken":1}"#,
+            r#"{"text":"progressToken"}"#,
+            r#"{"text":"\\u"}"#,
+        ] {
+            assert!(!token.certainly_absent(maybe), "{maybe}");
+        }
+        // `\/` writes a slash: absent for a key without one, maybe for a key with one.
+        let slashed = r#"{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}"#;
+        assert!(!version.certainly_absent(slashed));
+        assert!(token.certainly_absent(slashed));
+    }
+
+    #[test]
     fn escapes_as_serde_json_does() {
         for text in [
             "",

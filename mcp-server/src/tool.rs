@@ -14,7 +14,6 @@ use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{ServerError, ToolError};
@@ -556,7 +555,7 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 pub(crate) struct ToolEntry {
     pub(crate) tool: schema::Tool,
     pub(crate) listing: RawJson,
-    pub(crate) handler: Erased<RawValue, ToolOutput>,
+    pub(crate) handler: Erased<str, ToolOutput>,
     pub(crate) seq: u64,
 }
 
@@ -574,6 +573,7 @@ impl ToolEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::value::RawValue;
 
     #[test]
     fn json_output_is_structured_and_text() {
