@@ -193,7 +193,7 @@ async fn pump<S: MessageSource>(
         let Some(item) = item else { break };
         if let Ok(Incoming::Single(Message::Notification(notification))) = &item {
             if notification.method == Cancelled::METHOD {
-                peer.on_cancelled(notification);
+                peer.on_cancelled(notification, true);
             }
         }
         let sent = tokio::select! {
@@ -223,7 +223,7 @@ pub(super) fn receive<H: Handler>(message: Message, handler: &H, peer: &PeerHand
         Message::Request(_) => {}
         Message::Notification(notification) => {
             match notification.method.as_str() {
-                Cancelled::METHOD => peer.on_cancelled(&notification),
+                Cancelled::METHOD => peer.on_cancelled(&notification, false),
                 ProgressNotification::METHOD => peer.on_progress(&notification),
                 _ => {}
             }
