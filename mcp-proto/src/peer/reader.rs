@@ -2,13 +2,15 @@
 //! (requests to the handler, answers to our waiting calls, notifications to the peer and then
 //! the handler); at end of input it fails our calls, lets handlers finish and closes the writer.
 //!
-//! The source is read by a task of its own ([`pump`]), which hands each message on through a
-//! queue of [`READ_AHEAD`]. A request is first polled inline by the read loop (most are answered
-//! on that poll, without a task), so a handler's synchronous work before its first `.await` holds
-//! the read loop; the pump meanwhile keeps reading up to [`READ_AHEAD`] messages ahead and acts
-//! on each `notifications/cancelled` as it reads it, so that such work never delays the
-//! cancellation of a request already running. A long synchronous start still delays the start of
-//! the requests read after it: handlers should do heavy work on `spawn_blocking`.
+//! On a multi-thread runtime the source is read by a task of its own ([`pump`]), which hands
+//! each message on through a queue of [`READ_AHEAD`]. A request is first polled inline by the
+//! read loop (most are answered on that poll, without a task), so a handler's synchronous work
+//! before its first `.await` holds the read loop; the pump meanwhile keeps reading up to
+//! [`READ_AHEAD`] messages ahead and acts on each `notifications/cancelled` as it reads it, so
+//! that such work never delays the cancellation of a request already running. A long
+//! synchronous start still delays the start of the requests read after it: handlers should do
+//! heavy work on `spawn_blocking`. On a current-thread runtime such work holds the only thread,
+//! so nothing else could run beside it anyway: there the read loop reads the source itself.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -55,8 +57,7 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     // Only a writer task needs the read loop to step aside; a direct sink already has the answers.
     let yields = matches!(writer, Writer::Task { .. });
     let mut read_since_yield = 0usize;
-    let (ahead, mut read) = mpsc::channel(READ_AHEAD);
-    let pumped = tokio::spawn(pump(source, peer.clone(), ahead));
+    let mut input = Input::start(source, &peer);
     loop {
         read_since_yield += 1;
         if yields && read_since_yield > YIELD_EVERY {
@@ -66,7 +67,7 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
         let item = tokio::select! {
             biased;
             _ = shared.stop.cancelled() => None,
-            item = read.recv() => item,
+            item = input.recv() => item,
         };
         let Some(item) = item else { break };
         match item {
@@ -101,9 +102,7 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
             }
         }
     }
-    // The pump stops at end of input or on `stop`, or now that nothing reads what it sends.
-    drop(read);
-    let source = pumped.await;
+    let source = input.finish().await;
     let reason = if shared.stop.is_cancelled() {
         shared
             .pending
@@ -172,6 +171,48 @@ impl Drop for ReadLoopGuard<'_> {
             stop.cancel();
         }
         shared.done.cancel();
+    }
+}
+
+/// Where the read loop takes messages from: the source itself on a current-thread runtime
+/// (where a handler's synchronous work holds the only thread, so a pump could not run beside
+/// it), else the [`pump`]'s queue.
+enum Input<S> {
+    Direct(S),
+    Pumped {
+        read: mpsc::Receiver<Received>,
+        pump: tokio::task::JoinHandle<S>,
+    },
+}
+
+impl<S: MessageSource> Input<S> {
+    fn start(source: S, peer: &PeerHandle) -> Self {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        if Handle::current().runtime_flavor() == RuntimeFlavor::CurrentThread {
+            return Input::Direct(source);
+        }
+        let (ahead, read) = mpsc::channel(READ_AHEAD);
+        let pump = tokio::spawn(pump(source, peer.clone(), ahead));
+        Input::Pumped { read, pump }
+    }
+
+    async fn recv(&mut self) -> Option<Received> {
+        match self {
+            Input::Direct(source) => source.recv().await,
+            Input::Pumped { read, .. } => read.recv().await,
+        }
+    }
+
+    /// The source back, for its close reason: the pump stops at end of input or on `stop`, or
+    /// once nothing reads what it sends.
+    async fn finish(self) -> Result<S, tokio::task::JoinError> {
+        match self {
+            Input::Direct(source) => Ok(source),
+            Input::Pumped { read, pump } => {
+                drop(read);
+                pump.await
+            }
+        }
     }
 }
 
