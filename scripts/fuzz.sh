@@ -28,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs="${1:-300}"
 shift || true
-all=(codec jsonrpc sse uri_template config server)
+all=(codec jsonrpc sse uri_template config server fast_paths)
 targets=("${@:-${all[@]}}")
 if [ "$#" -eq 0 ]; then targets=("${all[@]}"); fi
 sanitizer="${FUZZ_SANITIZER:-none}"

@@ -1,6 +1,7 @@
 //! `jsonrpc::parse` against the reference reading of a frame.
 
-use mcp_proto::jsonrpc::{self, Incoming, InvalidMessage, Message, ParseError, RawMembers};
+use mcp_proto::json_text::RawMembers;
+use mcp_proto::jsonrpc::{self, Incoming, InvalidMessage, Message, ParseError};
 
 use crate::reference::{self, Frame, Shape};
 
@@ -92,7 +93,7 @@ fn members_as_serde_reads_them(m: &Message) {
     let Some(text) = payload.map(jsonrpc::RawJson::get) else {
         return;
     };
-    let ours = RawMembers::of(text).map(|members| members.0);
+    let ours = RawMembers::of(text).map(|members| members.as_slice().to_vec());
     assert_eq!(ours, reference::members(text), "the members of {text}");
 }
 

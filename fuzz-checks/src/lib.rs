@@ -9,6 +9,7 @@
 
 mod codec;
 mod config;
+mod fast_paths;
 mod jsonrpc;
 pub mod reference;
 mod server;
@@ -17,6 +18,7 @@ mod uri_template;
 
 pub use codec::check_codec;
 pub use config::check_config;
+pub use fast_paths::{check_fast_paths, check_text as check_fast_paths_on, placements};
 pub use jsonrpc::check_jsonrpc;
 pub use server::check_server;
 pub use sse::check_sse;
@@ -26,13 +28,14 @@ pub use uri_template::check_uri_template;
 pub type Check = fn(&[u8]);
 
 /// Every target by name, for the corpus replay.
-pub const TARGETS: [(&str, Check); 6] = [
+pub const TARGETS: [(&str, Check); 7] = [
     ("codec", check_codec),
     ("jsonrpc", check_jsonrpc),
     ("sse", check_sse),
     ("uri_template", check_uri_template),
     ("config", check_config),
     ("server", check_server),
+    ("fast_paths", check_fast_paths),
 ];
 
 /// Reads leading control bytes off a fuzz input; a missing byte reads as 0.

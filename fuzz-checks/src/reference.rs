@@ -271,35 +271,8 @@ fn error_object(text: &str) -> Option<(i64, String, Option<String>)> {
 /// The members of the JSON object `text` as serde reads them: each key decoded, each value's
 /// text, in order, a repeated key kept each time; `None` when `text` is not an object.
 pub fn members(text: &str) -> Option<Vec<(std::borrow::Cow<'_, str>, &str)>> {
-    struct Members<'a>(Vec<(std::borrow::Cow<'a, str>, &'a str)>);
-    impl<'de> Deserialize<'de> for Members<'de> {
-        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct Read;
-            impl<'de> Visitor<'de> for Read {
-                type Value = Members<'de>;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a JSON object")
-                }
-                fn visit_map<A: MapAccess<'de>>(
-                    self,
-                    mut map: A,
-                ) -> Result<Members<'de>, A::Error> {
-                    let mut members = Vec::new();
-                    while let Some(key) = map.next_key::<String>()? {
-                        let value: &'de RawValue = map.next_value()?;
-                        members.push((key.into(), value.get()));
-                    }
-                    Ok(Members(members))
-                }
-            }
-            deserializer.deserialize_map(Read)
-        }
-    }
-    // serde reads an array into a map visitor never, but check the kind first all the same.
-    if !text.trim_start().starts_with('{') {
-        return None;
-    }
-    serde_json::from_str::<Members<'_>>(text).ok().map(|m| m.0)
+    // The slow twin of the skim, one plain serde_json read.
+    mcp_proto::json_text::object_members_parsed(text)
 }
 
 #[cfg(test)]

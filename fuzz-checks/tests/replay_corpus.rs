@@ -84,3 +84,8 @@ fn config_corpus() {
 fn server_corpus() {
     replay("server", fuzz_checks::check_server);
 }
+
+#[test]
+fn fast_paths_corpus() {
+    replay("fast_paths", fuzz_checks::check_fast_paths);
+}

@@ -249,7 +249,7 @@ async fn forward_call(hub: &Hub, exposed: &str, args: Value, ctx: &Context) -> T
     if !upstream_task {
         let options = CallOptions::default().cancel_with(cancel);
         return match hub.call_tool_reply(exposed, args, options).await {
-            Ok(ToolReply::Raw(raw)) => ToolOutput::raw(raw.into_json()),
+            Ok(ToolReply::PassThrough(result)) => ToolOutput::pass_through(result),
             Ok(ToolReply::Typed(result)) => (*result).into_tool_result(),
             Err(e) => e.to_tool_result().into_tool_result(),
         };

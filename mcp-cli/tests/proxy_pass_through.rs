@@ -15,7 +15,7 @@ use mcp_cli::input_forwarding::InputForwarder;
 use mcp_cli::proxy::{proxy_server, PROXY_NAME};
 use mcp_client::{CallOptions, Client, ClientOptions, Negotiation};
 use mcp_hub::{CallObserver, CallRecord, Hub, HubConfig, HubOptions, Shaping, Variables};
-use mcp_proto::jsonrpc::raw_json;
+use mcp_proto::schema::PassThroughResult;
 use mcp_proto::ProtocolVersion;
 use mcp_server::RunningSession;
 use serde_json::{json, Value};
@@ -29,16 +29,22 @@ const FAILED: &str =
 
 const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
+/// `text` answered as it is.
+fn pass_through(text: &str) -> mcp_server::ToolOutput {
+    let result = PassThroughResult::from_json(text.into()).expect("a result object");
+    mcp_server::ToolOutput::pass_through(result)
+}
+
 /// An upstream over Streamable HTTP with the tools `rich` and `failing`; its URL.
 async fn upstream() -> (String, mcp_server::http::HttpServer) {
     let server = mcp_server::Server::builder("upstream", "1.0.0")
         .tool(
             mcp_server::Tool::new("rich", "A rich result"),
-            |_: mcp_server::NoArgs| async { mcp_server::ToolOutput::raw(raw_json(RICH)) },
+            |_: mcp_server::NoArgs| async { pass_through(RICH) },
         )
         .tool(
             mcp_server::Tool::new("failing", "A failed call"),
-            |_: mcp_server::NoArgs| async { mcp_server::ToolOutput::raw(raw_json(FAILED)) },
+            |_: mcp_server::NoArgs| async { pass_through(FAILED) },
         )
         .build();
     let http = mcp_server::http::bind(

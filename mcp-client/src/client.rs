@@ -30,10 +30,10 @@ use crate::input::{InputRound, INPUT_METHODS, MAX_INPUT_ROUNDS};
 use crate::listen::{backoff, ListenState, MAX_LISTEN_FAILURES};
 use crate::modern::{self, ModernMeta};
 use crate::options::{clamp_timeout, CallOptions, ClientOptions};
-use crate::raw_result::RawToolResult;
 use crate::stderr_ring::StderrRing;
 use crate::stdio::{self, StdioServerConfig};
 use crate::supervisor::{ChildProcess, RestartPolicy};
+use mcp_proto::schema::PassThroughResult;
 
 /// A connection to one MCP server. Cheap to clone; every clone talks to the same server.
 ///
@@ -1114,15 +1114,16 @@ impl Client {
     }
 
     /// Like [`call_tool_with`](Self::call_tool_with), the result left as the JSON text the
-    /// server wrote, without the 2026-07-28 head: for a caller that hands it on unread (a
-    /// proxy), which saves reading it into types and writing it again. A task the server makes
-    /// instead is followed to its result as usual.
-    pub async fn call_tool_json(
+    /// server wrote, without the 2026-07-28 head ([`PassThroughResult`]): for a caller that
+    /// hands it on unread (a proxy), so that fields this toolkit does not know reach its own
+    /// client as they came, and the result is not read into types and written again. A task
+    /// the server makes instead is followed to its result as usual.
+    pub async fn call_tool_pass_through(
         &self,
         name: &str,
         arguments: serde_json::Value,
         options: CallOptions,
-    ) -> Result<RawToolResult, ClientError> {
+    ) -> Result<PassThroughResult, ClientError> {
         let task_options = crate::tasks::TaskOptions::from_call(&options);
         // As in `call_tool_with`: the task paths are boxed, being large and rare.
         if self.requires_task(name).await {
@@ -1156,9 +1157,9 @@ impl Client {
         self.to_raw_result(&result)
     }
 
-    /// A result that had to be read, written back as text for [`call_tool_json`](Self::call_tool_json).
-    fn to_raw_result(&self, result: &CallToolResult) -> Result<RawToolResult, ClientError> {
-        RawToolResult::from_typed(result).map_err(|e| self.encode_error(CallTool::METHOD, e))
+    /// A result that had to be read, written back as text for [`call_tool_pass_through`](Self::call_tool_pass_through).
+    fn to_raw_result(&self, result: &CallToolResult) -> Result<PassThroughResult, ClientError> {
+        PassThroughResult::from_typed(result).map_err(|e| self.encode_error(CallTool::METHOD, e))
     }
 
     /// One `tools/call` with `params` as it is (a `task` field included): the result, or

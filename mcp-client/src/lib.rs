@@ -20,6 +20,9 @@ pub mod auth;
 mod client;
 mod era;
 mod error;
+// Not API: the fast paths and their twins, for fuzz-checks (see its doc).
+#[doc(hidden)]
+pub mod fast_paths;
 mod handler;
 pub mod http;
 mod input;
@@ -40,11 +43,11 @@ pub use error::ClientError;
 pub use handler::{ElicitationHandler, HandlerFuture, RootsHandler, SamplingHandler, ServerEvent};
 pub use input::MAX_INPUT_ROUNDS;
 pub use mcp_proto::peer::PeerError;
+pub use mcp_proto::schema::PassThroughResult;
 pub use options::{
     clamp_timeout, CallOptions, ClientOptions, DEFAULT_DISCOVER_TIMEOUT, DEFAULT_MAX_LIST_PAGES,
     DEFAULT_TIMEOUT, MAX_TIMEOUT, MIN_TIMEOUT,
 };
-pub use raw_result::RawToolResult;
 pub use stderr_ring::{StderrRing, DEFAULT_STDERR_CAPACITY};
 pub use stdio::StdioServerConfig;
 pub use supervisor::{ChildExit, ChildProcess, RestartPolicy, ShutdownTimeouts};

@@ -4,61 +4,45 @@
 //! again.
 
 use std::borrow::Cow;
-use std::sync::LazyLock;
 
-use mcp_proto::jsonrpc::{self, RawJson, RawMembers};
+use mcp_proto::json_text::{self, RawMembers};
+use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::modern::meta_keys;
-use mcp_proto::schema::CallToolResult;
-use memchr::memmem;
+use mcp_proto::schema::PassThroughResult;
 
 use crate::modern::{self, Answer};
 
-/// A `CallToolResult` as the server wrote it, minus the 2026-07-28 head (`resultType`, the
-/// server's info in `_meta`): every other field, known or not, as it came.
-#[derive(Debug, Clone)]
-pub struct RawToolResult {
-    json: RawJson,
-    is_error: bool,
-}
-
-impl RawToolResult {
-    /// The result's JSON text (an object).
-    pub fn get(&self) -> &str {
-        self.json.get()
-    }
-
-    /// The result's JSON text, owned.
-    pub fn into_json(self) -> RawJson {
-        self.json
-    }
-
-    /// Whether the tool reported a failure (`isError: true`).
-    pub fn is_error(&self) -> bool {
-        self.is_error
-    }
-
-    /// The result read into its type, for a caller that needs to look inside after all.
-    pub fn to_typed(&self) -> Result<CallToolResult, serde_json::Error> {
-        jsonrpc::from_object(self.json.get())
-    }
-
-    /// A typed result written as text (a result that had to be read, e.g. a task's).
-    pub fn from_typed(result: &CallToolResult) -> Result<Self, serde_json::Error> {
-        Ok(RawToolResult {
-            json: jsonrpc::to_raw(result)?,
-            is_error: result.is_error(),
-        })
-    }
-}
-
 /// `raw` as a tool's result, with the head taken off when `modern`; `raw` itself back when it
 /// is not plainly one (a task handle, a field of the wrong type), for the typed read to judge.
-pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson> {
-    let verdict = match RawMembers::of(raw.get()) {
-        Some(RawMembers(fields)) => verdict(&fields, modern),
+pub(crate) fn read(raw: RawJson, modern: bool) -> Result<PassThroughResult, RawJson> {
+    read_with(raw, modern, skimmed)
+}
+
+/// [`read`] with the members as serde_json reads them: the slow twin of the skim it makes.
+pub(crate) fn read_parsed(raw: RawJson, modern: bool) -> Result<PassThroughResult, RawJson> {
+    read_with(raw, modern, parsed)
+}
+
+/// [`read`] with the members of an object (the result, and its `_meta`) read by `members`.
+fn read_with(raw: RawJson, modern: bool, members: MembersOf) -> Result<PassThroughResult, RawJson> {
+    let verdict = match members(raw.get()) {
+        Some(fields) => verdict(fields.as_slice(), modern, members),
         None => Verdict::Typed,
     };
     verdict.finish(raw)
+}
+
+/// How the members of an object are read: [`skimmed`], or (the twin) [`parsed`].
+type MembersOf = for<'a> fn(&'a str) -> Option<RawMembers<'a>>;
+
+/// The members of an object, skimmed (its values not read).
+fn skimmed(text: &str) -> Option<RawMembers<'_>> {
+    RawMembers::of(text)
+}
+
+/// The members of an object as serde_json reads them.
+fn parsed(text: &str) -> Option<RawMembers<'_>> {
+    RawMembers::of_parsed(text)
 }
 
 /// A 2026-07-28 `tools/call` answer told apart as [`modern::classify`] does and, when complete,
@@ -67,10 +51,10 @@ pub(crate) fn read(raw: RawJson, modern: bool) -> Result<RawToolResult, RawJson>
 pub(crate) fn classify(
     raw: RawJson,
     modern: bool,
-) -> Result<Answer<Result<RawToolResult, RawJson>>, String> {
-    if let Some(RawMembers(fields)) = RawMembers::of(raw.get()) {
-        if says_complete(&fields) {
-            let verdict = verdict(&fields, modern);
+) -> Result<Answer<Result<PassThroughResult, RawJson>>, String> {
+    if let Some(fields) = RawMembers::of(raw.get()) {
+        if says_complete(fields.as_slice()) {
+            let verdict = verdict(fields.as_slice(), modern, skimmed);
             drop(fields);
             return Ok(Answer::Complete(verdict.finish(raw)));
         }
@@ -107,25 +91,23 @@ enum Verdict {
     /// A result to pass on as it came.
     AsItCame { is_error: bool },
     /// A result written again without its head.
-    Cut(RawToolResult),
+    Cut(PassThroughResult),
 }
 
 impl Verdict {
     /// The verdict applied to `raw`, the text the members were read from.
-    fn finish(self, raw: RawJson) -> Result<RawToolResult, RawJson> {
+    fn finish(self, raw: RawJson) -> Result<PassThroughResult, RawJson> {
         match self {
             Verdict::Typed => Err(raw),
-            Verdict::AsItCame { is_error } => Ok(RawToolResult {
-                json: raw,
-                is_error,
-            }),
+            Verdict::AsItCame { is_error } => Ok(PassThroughResult::from_checked(raw, is_error)),
             Verdict::Cut(result) => Ok(result),
         }
     }
 }
 
-/// Judges a result's members: its head taken off when `modern`.
-fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
+/// Judges a result's members: its head taken off when `modern` (`_meta`'s members read by
+/// `members`).
+fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool, members: MembersOf) -> Verdict {
     let mut is_error = false;
     let mut head = false;
     for (key, value) in fields {
@@ -142,36 +124,41 @@ fn verdict(fields: &[(Cow<'_, str>, &str)], modern: bool) -> Verdict {
             "resultType" if value == "\"task\"" => return Verdict::Typed,
             "resultType" => head |= modern,
             "_meta" if !value.starts_with('{') => return Verdict::Typed,
-            "_meta" => head |= modern && names_server_info(value),
+            "_meta" => head |= modern && names_server_info(value, members),
             _ => {}
         }
     }
     if !head {
         return Verdict::AsItCame { is_error };
     }
-    Verdict::Cut(RawToolResult {
-        json: without_head(fields),
+    Verdict::Cut(PassThroughResult::from_checked(
+        without_head(fields, members),
         is_error,
-    })
+    ))
 }
 
-/// Whether `_meta`'s text mentions the server's info (a searcher built once: building one per
-/// call cost more than the search).
-fn names_server_info(meta: &str) -> bool {
-    static FINDER: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(meta_keys::SERVER_INFO));
-    FINDER.find(meta.as_bytes()).is_some()
+/// Whether `_meta` (an object's text) has the server's info among its members.
+fn names_server_info(meta: &str, members: MembersOf) -> bool {
+    members(meta).is_some_and(|meta| {
+        meta.as_slice()
+            .iter()
+            .any(|(key, _)| key == meta_keys::SERVER_INFO)
+    })
 }
 
 /// An object's members without `resultType` and without the server's info in `_meta` (a
 /// `_meta` left empty is left out), written again from their text, which is not read again.
-fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
+fn without_head(fields: &[(Cow<'_, str>, &str)], members: MembersOf) -> RawJson {
     let metas: Vec<Option<RawJson>> = fields
         .iter()
         .filter(|(key, _)| key == "_meta")
         .map(|(_, meta)| {
-            RawMembers::of(meta)
-                .filter(|meta| meta.0.iter().any(|(key, _)| key != meta_keys::SERVER_INFO))
+            members(meta)
+                .filter(|meta| {
+                    meta.as_slice()
+                        .iter()
+                        .any(|(key, _)| key != meta_keys::SERVER_INFO)
+                })
                 .map(|meta| meta.without(meta_keys::SERVER_INFO))
         })
         .collect();
@@ -188,17 +175,18 @@ fn without_head(fields: &[(Cow<'_, str>, &str)]) -> RawJson {
         .iter()
         .map(|(k, v)| k.len() + v.len() + 4)
         .sum::<usize>();
-    RawJson::from_members(kept, room)
+    json_text::object(kept, room)
 }
 
 #[cfg(test)]
 mod tests {
     use mcp_proto::jsonrpc::raw_json;
+    use mcp_proto::schema::CallToolResult;
     use serde_json::{json, Value};
 
     use super::*;
 
-    fn passed(text: &str, modern: bool) -> RawToolResult {
+    fn passed(text: &str, modern: bool) -> PassThroughResult {
         read(raw_json(text), modern).expect("a plain result")
     }
 
@@ -206,7 +194,7 @@ mod tests {
     fn a_2025_result_passes_as_it_came() {
         let text = r#"{"x-b":1,"content":[{"type":"text","text":"hi","_meta":{"k":2}}],"isError":true,"structuredContent":{"n":1.50},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"}}}"#;
         let result = passed(text, false);
-        assert_eq!(result.get(), text);
+        assert_eq!(result.as_str(), text);
         assert!(result.is_error());
     }
 
@@ -215,16 +203,16 @@ mod tests {
         let text = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#;
         let result = passed(text, true);
         assert_eq!(
-            result.get(),
+            result.as_str(),
             r#"{"_meta":{"v\"k":[1]},"content":[],"structuredContent":{"n":1.50},"x-b":{"y":null}}"#
         );
         assert!(!result.is_error());
         let only_head = r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{}},"content":[{"type":"text","text":"t"}],"isError":false}"#;
         assert_eq!(
-            passed(only_head, true).get(),
+            passed(only_head, true).as_str(),
             r#"{"content":[{"type":"text","text":"t"}],"isError":false}"#
         );
-        assert_eq!(passed("{}", true).get(), "{}");
+        assert_eq!(passed("{}", true).as_str(), "{}");
     }
 
     #[test]
@@ -232,7 +220,7 @@ mod tests {
         let text = r#"{"resultType":"complete","content":[{"type":"text","text":"a"}],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s"},"k":1},"isError":true,"z":2}"#;
         let mut typed: CallToolResult = serde_json::from_str(text).expect("typed");
         crate::modern::drop_head(&mut typed.meta, &mut typed.extra);
-        let raw: Value = serde_json::from_str(passed(text, true).get()).expect("json");
+        let raw: Value = serde_json::from_str(passed(text, true).as_str()).expect("json");
         assert_eq!(raw, serde_json::to_value(&typed).expect("value"));
         assert_eq!(passed(text, true).to_typed().expect("typed"), typed);
     }
@@ -288,10 +276,10 @@ mod tests {
         ] {
             assert!(read(raw_json(text), true).is_err(), "{text}");
         }
-        let typed = RawToolResult::from_typed(&CallToolResult::error("no")).expect("typed");
+        let typed = PassThroughResult::from_typed(&CallToolResult::error("no")).expect("typed");
         assert!(typed.is_error());
         assert_eq!(
-            serde_json::from_str::<Value>(typed.get()).expect("json"),
+            serde_json::from_str::<Value>(typed.as_str()).expect("json"),
             json!({"content": [{"type": "text", "text": "no"}], "isError": true})
         );
     }

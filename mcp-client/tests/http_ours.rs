@@ -231,6 +231,26 @@ async fn streamable_sessions_progress_logging_and_concurrency() {
     bounded("shutdown", http.shutdown()).await;
 }
 
+/// A 2025-era call whose arguments merely hold the 2026-07-28 `_meta` key (as text, or as a
+/// key of the arguments' own `_meta`) is a 2025-era call: the era comes from the request's
+/// `_meta`, not from the presence of text.
+#[tokio::test]
+async fn a_protocol_key_in_the_arguments_is_user_data() {
+    let (http, base) = serve(HttpConfig::default()).await;
+    let client = connect_streamable(HttpClientConfig::new(format!("{base}/mcp")))
+        .await
+        .expect("handshake");
+    let key = "io.modelcontextprotocol/protocolVersion";
+    assert_eq!(echo(&client, key).await.expect("the key as a value"), key);
+    let nested = json!({"text": "nested", "_meta": {key: "2026-07-28"}, key: 1});
+    let result = bounded("tools/call echo", client.call_tool("echo", nested))
+        .await
+        .expect("the key in the arguments' _meta");
+    assert_eq!(text(&result), "nested");
+    bounded("close", client.close()).await;
+    bounded("shutdown", http.shutdown()).await;
+}
+
 #[tokio::test]
 async fn stateless_handshake_and_calls() {
     let config = HttpConfig {

@@ -555,9 +555,9 @@ impl Hub {
             && self.inner.options.on_result.is_none();
         if unread && untouched {
             return client
-                .call_tool_json(&tool.tool.name, arguments, options)
+                .call_tool_pass_through(&tool.tool.name, arguments, options)
                 .await
-                .map(ToolReply::Raw)
+                .map(ToolReply::PassThrough)
                 .map_err(failed);
         }
         let result = client

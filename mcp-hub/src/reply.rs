@@ -5,7 +5,7 @@
 use mcp_proto::schema::CallToolResult;
 use serde_json::Value;
 
-use mcp_client::RawToolResult;
+use mcp_client::PassThroughResult;
 
 /// A tool's result as the hub answers a forwarded call.
 #[derive(Debug, Clone)]
@@ -13,7 +13,7 @@ pub enum ToolReply {
     /// Read (and shaped) by the hub.
     Typed(Box<CallToolResult>),
     /// The server's JSON text without its 2026-07-28 head, unread.
-    Raw(RawToolResult),
+    PassThrough(PassThroughResult),
 }
 
 impl ToolReply {
@@ -21,7 +21,7 @@ impl ToolReply {
     pub fn is_error(&self) -> bool {
         match self {
             ToolReply::Typed(result) => result.is_error(),
-            ToolReply::Raw(result) => result.is_error(),
+            ToolReply::PassThrough(result) => result.is_error(),
         }
     }
 
@@ -30,7 +30,7 @@ impl ToolReply {
     pub fn into_typed(self) -> CallToolResult {
         match self {
             ToolReply::Typed(result) => *result,
-            ToolReply::Raw(raw) => raw.to_typed().unwrap_or_else(|e| {
+            ToolReply::PassThrough(raw) => raw.to_typed().unwrap_or_else(|e| {
                 CallToolResult::error(format!("the tool's result is not a CallToolResult: {e}"))
             }),
         }
@@ -40,7 +40,7 @@ impl ToolReply {
     pub(crate) fn json_size(&self) -> usize {
         match self {
             ToolReply::Typed(result) => super::observe::json_size(result),
-            ToolReply::Raw(raw) => raw.get().len(),
+            ToolReply::PassThrough(raw) => raw.as_str().len(),
         }
     }
 
@@ -48,7 +48,7 @@ impl ToolReply {
     pub(crate) fn to_value(&self) -> Option<Value> {
         match self {
             ToolReply::Typed(result) => serde_json::to_value(result).ok(),
-            ToolReply::Raw(raw) => serde_json::from_str(raw.get()).ok(),
+            ToolReply::PassThrough(raw) => serde_json::from_str(raw.as_str()).ok(),
         }
     }
 }

@@ -1,13 +1,74 @@
-//! JSON text handled by hand where serde's generic path costs too much:
+//! JSON text handled by hand where serde's generic path costs too much. Not API: the module is
+//! hidden, and public only because mcp-server and mcp-client (other crates of this workspace)
+//! use it. Each shortcut here has a slow twin; see `docs/architecture.md`, "Fast paths".
 //!
 //! - string literals escaped eight bytes at a time ([`push_string`]): serde_json escapes one
 //!   byte at a time (about 9 instructions a byte), and a tool result that carries its structured
 //!   content again as a JSON text block sends hundreds of bytes through that loop on every call;
 //! - the top-level members of an object already known to be valid JSON found without reading
-//!   their values ([`object_members`]): serde reads every byte of every value again, which for a
-//!   result a proxy passes on is a second full parse of it.
+//!   their values ([`object_members`], [`RawMembers`]): serde reads every byte of every value
+//!   again, which for a result a proxy passes on is a second full parse of it;
+//! - a search for a key that is certain when it says "absent" ([`KeySearch`]), for guards that
+//!   skip a parse;
+//! - JSON written from checked parts kept without being read again ([`written`], [`object`]).
 
 use std::borrow::Cow;
+
+use crate::jsonrpc::RawJson;
+
+/// Keeps `text` that the caller has just written as one JSON value, without reading it again:
+/// for writers that build a result from checked parts (raw values, literals, and strings
+/// through [`push_string`]). Checked in debug builds only.
+pub fn written(text: String) -> RawJson {
+    RawJson::from_written(text)
+}
+
+/// The object `{"key":value,…}`: each key escaped, each value copied as it is, so the values
+/// must be JSON text already checked (members of a [`RawJson`], say). `room` is the length to
+/// reserve.
+pub fn object<'a>(members: impl IntoIterator<Item = (&'a str, &'a str)>, room: usize) -> RawJson {
+    let mut out = String::with_capacity(room);
+    push_object(&mut out, members);
+    // Valid by construction: escaped keys and values that were valid JSON.
+    RawJson::from_written(out)
+}
+
+/// An object's members in order (a repeated key kept each time): each key (borrowed from the
+/// text unless it has escapes) and each value's text. What a caller that passes a result on
+/// reads of it: which members it has, without reading their values into types, or at all.
+#[derive(Debug)]
+pub struct RawMembers<'a>(Vec<(Cow<'a, str>, &'a str)>);
+
+impl<'a> RawMembers<'a> {
+    /// The members of `text`, a JSON object; `None` for anything else. `text` must be valid
+    /// JSON, such as a [`RawJson`]'s text or a value inside one: it was checked once, when it
+    /// was read or written, and is not read again here (see [`object_members`]).
+    pub fn of(text: &'a str) -> Option<Self> {
+        object_members(text).map(RawMembers)
+    }
+
+    /// The members of `text` as serde_json reads them: the slow twin of [`RawMembers::of`].
+    pub fn of_parsed(text: &'a str) -> Option<Self> {
+        object_members_parsed(text).map(RawMembers)
+    }
+
+    /// The members, in order.
+    pub fn as_slice(&self) -> &[(Cow<'a, str>, &'a str)] {
+        &self.0
+    }
+
+    /// The members without those named `key`, written as an object (their values as they
+    /// came, not read again).
+    pub fn without(&self, key: &str) -> RawJson {
+        let room = 2 + self
+            .0
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 4)
+            .sum::<usize>();
+        let kept = self.0.iter().filter(|(name, _)| name != key);
+        object(kept.map(|(name, value)| (name.as_ref(), *value)), room)
+    }
+}
 
 /// The bytes a JSON string must escape: `"`, `\` and the controls below 0x20.
 fn needs_escape(byte: u8) -> bool {
@@ -64,8 +125,6 @@ pub fn push_string(out: &mut String, text: &str) {
 
 /// Appends the object `{"key":value,…}` to `out`, each key escaped and each value copied as
 /// it is: the values must be valid JSON text (members of a [`RawJson`], say).
-///
-/// [`RawJson`]: crate::jsonrpc::RawJson
 pub fn push_object<'a>(out: &mut String, members: impl IntoIterator<Item = (&'a str, &'a str)>) {
     out.push('{');
     for (i, (key, value)) in members.into_iter().enumerate() {
@@ -77,6 +136,51 @@ pub fn push_object<'a>(out: &mut String, members: impl IntoIterator<Item = (&'a 
         out.push_str(value);
     }
     out.push('}');
+}
+
+/// A search for one object key in JSON text that is certain when it says the key is absent,
+/// for a guard that skips a parse: a key can hide from a plain search of its text only behind
+/// an escape, and the only escapes that decode to a printable ASCII character other than `"`
+/// and `\` are `\uXXXX` and `\/`. So the key is certainly absent when its text is not found
+/// and no such escape is either; anything else (including the key's text inside a string
+/// value) is "maybe", and the caller parses. It never says the key is present.
+pub struct KeySearch {
+    key: memchr::memmem::Finder<'static>,
+    /// Whether the key has a `/`, which `\/` also writes.
+    slash: bool,
+}
+
+impl KeySearch {
+    /// A search for `key`, which must be printable ASCII without `"` or `\` (every key MCP
+    /// reads is); panics otherwise, as a programming error.
+    pub fn new(key: &'static str) -> Self {
+        assert!(
+            key.bytes()
+                .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\'),
+            "KeySearch needs a printable ASCII key without quotes or backslashes: {key:?}"
+        );
+        KeySearch {
+            key: memchr::memmem::Finder::new(key),
+            slash: key.contains('/'),
+        }
+    }
+
+    /// True when `text` (JSON text) certainly has no member named by the key, at any depth.
+    pub fn certainly_absent(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        self.key.find(bytes).is_none() && !self.has_hiding_escape(bytes)
+    }
+
+    /// Whether `bytes` have a `\u` (or, for a key with a `/`, a `\/`): an escape that could
+    /// write one of the key's characters. A `\\u` (an escaped backslash, then `u`) counts too,
+    /// which only sends the caller to its parse.
+    fn has_hiding_escape(&self, bytes: &[u8]) -> bool {
+        memchr::memchr_iter(b'\\', bytes).any(|at| match bytes.get(at + 1) {
+            Some(b'u') => true,
+            Some(b'/') => self.slash,
+            _ => false,
+        })
+    }
 }
 
 fn push_escape(out: &mut String, byte: u8) {
@@ -101,8 +205,6 @@ fn push_escape(out: &mut String, byte: u8) {
 /// text of its value, borrowed. `text` must be valid JSON, such as a [`RawJson`]'s text or a
 /// value inside one: values are skipped by their brackets and quotes, not checked. `None` when
 /// `text` is not an object, or (which valid JSON never is) not one the skipping understands.
-///
-/// [`RawJson`]: crate::jsonrpc::RawJson
 pub fn object_members(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
     let bytes = text.as_bytes();
     let mut at = skip_space(bytes, 0);
@@ -138,6 +240,44 @@ pub fn object_members(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
             _ => return None,
         }
     }
+}
+
+/// The members of the JSON object `text` as serde_json reads them: each key decoded, each
+/// value's text, in order, repeats kept; `None` for anything that is not one valid object. The
+/// slow twin of [`object_members`], which must agree with it on every valid JSON text.
+pub fn object_members_parsed(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
+    use serde::de::{Deserializer, MapAccess, Visitor};
+    use serde_json::value::RawValue;
+
+    struct Members<'a>(Vec<(Cow<'a, str>, &'a str)>);
+    impl<'de> serde::Deserialize<'de> for Members<'de> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Read;
+            impl<'de> Visitor<'de> for Read {
+                type Value = Members<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Members<'de>, A::Error> {
+                    let mut members = Vec::new();
+                    while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                        let value: &'de RawValue = map.next_value()?;
+                        members.push((key, value.get()));
+                    }
+                    Ok(Members(members))
+                }
+            }
+            deserializer.deserialize_map(Read)
+        }
+    }
+    // serde_json never reads an array into a map visitor, but the kind is checked all the same.
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    serde_json::from_str::<Members<'_>>(text).ok().map(|m| m.0)
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
@@ -214,6 +354,51 @@ mod tests {
         let mut out = String::new();
         push_string(&mut out, text);
         out
+    }
+
+    #[test]
+    fn raw_members_keep_order_repeats_and_text() {
+        let text = r#"{"b":1.50,"a\"k":[1, 2],"b":{"x":null}}"#;
+        let members = RawMembers::of(text).expect("an object");
+        let seen: Vec<(&str, &str)> = members
+            .as_slice()
+            .iter()
+            .map(|(k, v)| (k.as_ref(), *v))
+            .collect();
+        assert_eq!(
+            seen,
+            [("b", "1.50"), ("a\"k", "[1, 2]"), ("b", r#"{"x":null}"#)]
+        );
+        assert_eq!(members.without("b").get(), r#"{"a\"k":[1, 2]}"#);
+        assert_eq!(
+            members.without("a\"k").get(),
+            r#"{"b":1.50,"b":{"x":null}}"#
+        );
+        assert_eq!(
+            RawMembers::of("{}").expect("empty").without("b").get(),
+            "{}"
+        );
+        assert!(RawMembers::of("[1]").is_none());
+    }
+
+    #[test]
+    fn a_key_search_says_absent_only_when_it_is() {
+        let version = KeySearch::new("io.modelcontextprotocol/protocolVersion");
+        let token = KeySearch::new("progressToken");
+        assert!(token.certainly_absent(r#"{"name":"x","arguments":{"a":"\n\"\\"}}"#));
+        assert!(version.certainly_absent(r#"{"text":"a \n b"}"#));
+        for maybe in [
+            r#"{"progressToken":1}"#,
+            r#"{"\u0070rogressToken":1}"#,
+            r#"{"text":"progressToken"}"#,
+            r#"{"text":"\\u"}"#,
+        ] {
+            assert!(!token.certainly_absent(maybe), "{maybe}");
+        }
+        // `\/` writes a slash: absent for a key without one, maybe for a key with one.
+        let slashed = r#"{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}"#;
+        assert!(!version.certainly_absent(slashed));
+        assert!(token.certainly_absent(slashed));
     }
 
     #[test]

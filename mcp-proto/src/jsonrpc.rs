@@ -5,7 +5,6 @@
 //! or [`Response::result_as`]. [`parse`] turns one frame (a line, an HTTP body, an SSE `data`
 //! field) into a message or a batch and refuses anything else with a precise reason.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -14,8 +13,6 @@ use serde::de::{self, DeserializeOwned, IgnoredAny};
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
-
-use crate::json_text;
 
 /// A JSON value kept as its text until someone asks for a type.
 ///
@@ -33,13 +30,12 @@ impl RawJson {
 
     /// Checks that `text` is one JSON value and keeps it as it is (whitespace included).
     pub fn from_string(text: String) -> Result<Self, serde_json::Error> {
-        Ok(RawValue::from_string(text)?.into())
+        Ok(RawJson(RawValue::from_string(text)?.into()))
     }
 
     /// Keeps `text` that the caller has just written as one JSON value, without reading it
-    /// again: for writers that build a result from checked parts (raw values, literals, and
-    /// strings through [`crate::json_text::push_string`]). Checked in debug builds only.
-    pub fn from_written(text: String) -> Self {
+    /// again (see `json_text::written`). Checked in debug builds only.
+    pub(crate) fn from_written(text: String) -> Self {
         debug_assert!(
             serde_json::from_str::<IgnoredAny>(&text).is_ok(),
             "not one JSON value: {text}"
@@ -47,28 +43,8 @@ impl RawJson {
         RawJson(text.into_boxed_str())
     }
 
-    /// The object `{"key":value,…}`: each key escaped, each value copied as it is, so the
-    /// values must be JSON text already checked (members of a [`RawJson`], say). `room` is
-    /// the length to reserve.
-    pub fn from_members<'a>(
-        members: impl IntoIterator<Item = (&'a str, &'a str)>,
-        room: usize,
-    ) -> Self {
-        let mut out = String::with_capacity(room);
-        json_text::push_object(&mut out, members);
-        // Valid by construction: escaped keys and values that were valid JSON.
-        RawJson::from_written(out)
-    }
-}
-
-impl From<Box<RawValue>> for RawJson {
-    fn from(raw: Box<RawValue>) -> Self {
-        RawJson(raw.into())
-    }
-}
-
-impl From<&RawValue> for RawJson {
-    fn from(raw: &RawValue) -> Self {
+    /// The text of a value serde_json has just read, which is one JSON value.
+    fn from_raw_value(raw: &RawValue) -> Self {
         RawJson(raw.get().into())
     }
 }
@@ -97,7 +73,7 @@ impl Serialize for RawJson {
 
 impl<'de> Deserialize<'de> for RawJson {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Box::<RawValue>::deserialize(d).map(RawJson::from)
+        Box::<RawValue>::deserialize(d).map(|raw| RawJson(raw.into()))
     }
 }
 
@@ -146,30 +122,24 @@ pub fn from_object<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, serde_jso
     }
 }
 
-/// An object's members in order (a repeated key kept each time): each key (borrowed from the
-/// text unless it has escapes) and each value's text. What a caller that passes a result on
-/// reads of it: which members it has, without reading their values into types, or at all.
-#[derive(Debug)]
-pub struct RawMembers<'a>(pub Vec<(Cow<'a, str>, &'a str)>);
+/// A member that must be a JSON object, read into `T`: serde's derived `Deserialize` for a
+/// struct also takes an array, by position (see [`from_object`]), so `"_meta": [0]` would read
+/// as a `_meta` whose first field is 0.
+pub(crate) struct Object<T>(pub(crate) T);
 
-impl<'a> RawMembers<'a> {
-    /// The members of `text`, a JSON object; `None` for anything else. `text` must be valid
-    /// JSON, such as a [`RawJson`]'s text or a value inside one: it was checked once, when it
-    /// was read or written, and is not read again here (see [`json_text::object_members`]).
-    pub fn of(text: &'a str) -> Option<Self> {
-        json_text::object_members(text).map(RawMembers)
-    }
-
-    /// The members without those named `key`, written as an object (their values as they
-    /// came, not read again).
-    pub fn without(&self, key: &str) -> RawJson {
-        let room = 2 + self
-            .0
-            .iter()
-            .map(|(k, v)| k.len() + v.len() + 4)
-            .sum::<usize>();
-        let kept = self.0.iter().filter(|(name, _)| name != key);
-        RawJson::from_members(kept.map(|(name, value)| (name.as_ref(), *value)), room)
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> de::Visitor<'de> for Visit<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Object)
+            }
+        }
+        deserializer.deserialize_map(Visit(std::marker::PhantomData))
     }
 }
 
@@ -764,7 +734,7 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
         let params = match env.params {
             None => None,
             Some(p) if p.get() == "null" => None,
-            Some(p) if matches!(first_byte(p), b'{' | b'[') => Some(RawJson::from(p)),
+            Some(p) if matches!(first_byte(p), b'{' | b'[') => Some(RawJson::from_raw_value(p)),
             Some(_) => return fail("\"params\" must be an object or an array"),
         };
         return match id {
@@ -781,7 +751,7 @@ fn parse_one(bytes: &[u8]) -> Result<Message, InvalidMessage> {
         (Some(result), None) => match id {
             Some(Some(id)) => Ok(Message::Response(Response {
                 id,
-                result: RawJson::from(result),
+                result: RawJson::from_raw_value(result),
             })),
             _ => fail("a result response needs a non-null \"id\""),
         },
@@ -846,27 +816,6 @@ mod tests {
             Err(ParseError::Invalid(inv)) => inv,
             other => panic!("expected an invalid message from {text}, got {other:?}"),
         }
-    }
-
-    #[test]
-    fn raw_members_keep_order_repeats_and_text() {
-        let text = r#"{"b":1.50,"a\"k":[1, 2],"b":{"x":null}}"#;
-        let members = RawMembers::of(text).expect("an object");
-        let seen: Vec<(&str, &str)> = members.0.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
-        assert_eq!(
-            seen,
-            [("b", "1.50"), ("a\"k", "[1, 2]"), ("b", r#"{"x":null}"#)]
-        );
-        assert_eq!(members.without("b").get(), r#"{"a\"k":[1, 2]}"#);
-        assert_eq!(
-            members.without("a\"k").get(),
-            r#"{"b":1.50,"b":{"x":null}}"#
-        );
-        assert_eq!(
-            RawMembers::of("{}").expect("empty").without("b").get(),
-            "{}"
-        );
-        assert!(RawMembers::of("[1]").is_none());
     }
 
     #[test]

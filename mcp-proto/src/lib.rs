@@ -1,7 +1,6 @@
 //! The MCP wire: what MCP messages are and how they travel, but not where.
 //!
 //! - [`jsonrpc`]: the JSON-RPC 2.0 message model, ids, error objects and batches.
-//! - [`json_text`]: JSON string literals written by hand, for hot results.
 //! - [`schema`]: typed params and results for every MCP request and notification.
 //! - [`version`]: the protocol versions we speak and the negotiation rule.
 //! - [`codec`]: newline-delimited JSON framing for byte streams (stdio, child processes).
@@ -15,6 +14,11 @@
 #![forbid(unsafe_code)]
 
 pub mod codec;
+// Not API: the fast paths and their twins, for fuzz-checks (see its doc).
+#[doc(hidden)]
+pub mod fast_paths;
+// Not API: the raw-JSON machinery mcp-server and mcp-client share (see its doc).
+#[doc(hidden)]
 pub mod json_text;
 pub mod jsonrpc;
 pub mod peer;

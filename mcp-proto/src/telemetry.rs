@@ -10,9 +10,12 @@
 //! trace context came in, [`CallSpan::start`] returns `None` after one cached interest check,
 //! and the call runs untraced: the hot path pays nothing else.
 
+use std::sync::LazyLock;
+
 use tracing::field::Empty;
 use tracing::Span;
 
+use crate::json_text::KeySearch;
 use crate::jsonrpc::{ErrorObject, RawJson};
 use crate::trace_context::TraceContext;
 
@@ -194,16 +197,24 @@ fn call_target(method: &str, params: Option<&RawJson>) -> Option<Target> {
     }
 }
 
-/// Whether a `tools/call` result says `isError: true`.
-fn is_tool_error(result: &RawJson) -> bool {
+/// Whether a `tools/call` result says `isError: true`. A fast path: a result that certainly
+/// has no `isError` key (see [`KeySearch`]) is not parsed; its slow twin is
+/// [`is_tool_error_parsed`], and `fuzz-checks` requires both to agree.
+pub(crate) fn is_tool_error(result: &RawJson) -> bool {
+    // Built once: building a searcher costs more than a search of a small result.
+    static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new("isError"));
+    let raw = result.get();
+    !KEY.certainly_absent(raw) && is_tool_error_parsed(raw)
+}
+
+/// Whether a result read in full says `isError: true`: the slow twin of [`is_tool_error`].
+pub(crate) fn is_tool_error_parsed(result: &str) -> bool {
     #[derive(serde::Deserialize)]
     struct Flag {
         #[serde(rename = "isError", default)]
         is_error: bool,
     }
-    let raw = result.get();
-    memchr::memmem::find(raw.as_bytes(), b"isError").is_some()
-        && crate::jsonrpc::from_object::<Flag>(raw).is_ok_and(|f| f.is_error)
+    crate::jsonrpc::from_object::<Flag>(result).is_ok_and(|f| f.is_error)
 }
 
 #[cfg(test)]
@@ -238,6 +249,10 @@ mod tests {
         ));
         assert!(call_target("tools/list", None).is_none());
         assert!(is_tool_error(&raw(r#"{"content":[],"isError":true}"#)));
+        assert!(is_tool_error(&raw(r#"{"content":[],"\u0069sError":true}"#)));
+        assert!(!is_tool_error(&raw(
+            r#"{"content":[{"type":"text","text":"isError"}]}"#
+        )));
         assert!(!is_tool_error(&raw(
             r#"{"content":[{"type":"text","text":"isError"}]}"#
         )));

@@ -11,6 +11,7 @@ use std::hash::{BuildHasher, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
 
+use crate::json_text::KeySearch;
 use crate::jsonrpc::{self, RawJson};
 
 /// The `_meta` key of the W3C `traceparent` header value.
@@ -132,12 +133,25 @@ impl TraceContext {
     }
 
     /// Reads the context from a request's raw params (`_meta.traceparent`, `_meta.tracestate`).
-    /// Params without the word `traceparent` are not parsed at all.
+    /// A fast path: params that certainly have no `traceparent` key (see
+    /// [`KeySearch`](crate::json_text::KeySearch)) are not parsed at all; its slow twin is
+    /// [`from_params_parsed`](Self::from_params_parsed), and `fuzz-checks` requires both to agree.
     pub fn from_params(params: Option<&RawJson>) -> Option<Self> {
+        let raw = params?.get();
+        // Built once: building a searcher costs more than a search of a small request.
+        static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new(TRACEPARENT));
+        if KEY.certainly_absent(raw) {
+            return None;
+        }
+        Self::from_params_parsed(raw)
+    }
+
+    /// The context of params read in full: the slow twin of [`from_params`](Self::from_params).
+    pub(crate) fn from_params_parsed(raw: &str) -> Option<Self> {
         #[derive(serde::Deserialize)]
         struct Params {
             #[serde(rename = "_meta", default)]
-            meta: Option<Meta>,
+            meta: Option<jsonrpc::Object<Meta>>,
         }
         #[derive(serde::Deserialize)]
         struct Meta {
@@ -146,12 +160,7 @@ impl TraceContext {
             #[serde(default)]
             tracestate: Option<String>,
         }
-        let raw = params?.get();
-        // Built once: building a searcher costs more than a search of a small request.
-        static KEY: LazyLock<memchr::memmem::Finder<'static>> =
-            LazyLock::new(|| memchr::memmem::Finder::new(TRACEPARENT));
-        KEY.find(raw.as_bytes())?;
-        let meta = jsonrpc::from_object::<Params>(raw).ok()?.meta?;
+        let meta = jsonrpc::from_object::<Params>(raw).ok()?.meta?.0;
         Self::parse(meta.traceparent.as_deref()?, meta.tracestate.as_deref())
     }
 
@@ -285,6 +294,19 @@ mod tests {
         assert!(TraceContext::from_params(None).is_none());
         let bad = jsonrpc::raw_json(r#"{"_meta":[]}"#);
         assert!(ctx.inject(Some(bad)).is_err());
+    }
+
+    #[test]
+    fn an_escaped_traceparent_key_is_the_same_key() {
+        let escaped = format!(r#"{{"_meta":{{"\u0074raceparent":"{W3C_EXAMPLE}"}}}}"#);
+        let plain = format!(r#"{{"_meta":{{"traceparent":"{W3C_EXAMPLE}"}}}}"#);
+        let read = |text: &str| TraceContext::from_params(Some(&jsonrpc::raw_json(text)));
+        assert!(read(&plain).is_some());
+        assert_eq!(read(&escaped), read(&plain));
+        // The key's text as user data is no context.
+        let in_arguments =
+            format!(r#"{{"arguments":{{"_meta":{{"traceparent":"{W3C_EXAMPLE}"}}}}}}"#);
+        assert_eq!(read(&in_arguments), None);
     }
 
     #[tokio::test]

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_proto::schema::{self, CacheScope, Icon, Implementation, LoggingLevel};
-use serde_json::value::RawValue;
 
 use crate::app::App;
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
@@ -133,7 +132,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// [`Json<T>`](crate::Json) result, unless `tool` sets them.
     pub fn tool<H, T>(self, tool: impl Into<Tool>, handler: H) -> Self
     where
-        H: Handler<T, S, RawValue>,
+        H: Handler<T, S, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {

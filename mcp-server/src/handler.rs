@@ -18,7 +18,6 @@ use std::sync::Arc;
 use mcp_proto::jsonrpc;
 use mcp_proto::schema::JsonObject;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 
 use crate::context::Context;
 use crate::prompt::PromptArguments;
@@ -143,10 +142,11 @@ pub trait ToolArguments: DeserializeOwned {}
 #[cfg(not(feature = "schemars"))]
 impl<T: DeserializeOwned> ToolArguments for T {}
 
-/// A tool's arguments: parsed once, straight from the request's raw JSON object.
-impl<S, T: ToolArguments> FromCall<S, RawValue> for T {
-    fn from_call(call: &Call<'_, RawValue>, _: &S) -> Result<Self, Rejection> {
-        jsonrpc::from_object(call.input.get()).map_err(|e| Rejection(e.to_string()))
+/// A tool's arguments: parsed once, straight from the JSON text of the request's `arguments`
+/// (a tool call's input).
+impl<S, T: ToolArguments> FromCall<S, str> for T {
+    fn from_call(call: &Call<'_, str>, _: &S) -> Result<Self, Rejection> {
+        jsonrpc::from_object(call.input).map_err(|e| Rejection(e.to_string()))
     }
 
     fn input_schema() -> Option<JsonObject> {

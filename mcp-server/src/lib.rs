@@ -178,6 +178,11 @@ mod context;
 mod derived_schema;
 mod error;
 pub mod event_store;
+// Not API: the fast paths and their twins, for fuzz-checks (see its doc).
+#[doc(hidden)]
+pub mod fast_paths;
+#[cfg(test)]
+mod future_sizes;
 mod handler;
 pub mod http;
 mod modern;

@@ -537,7 +537,7 @@ impl Server {
     /// The handler gets no [`State`](crate::State): capture what it needs.
     pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H)
     where
-        H: Handler<T, (), RawValue>,
+        H: Handler<T, (), str>,
         H::Output: IntoToolResult,
         T: 'static,
     {

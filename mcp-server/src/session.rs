@@ -356,7 +356,11 @@ pub(crate) struct Session {
 }
 
 impl Session {
-    async fn route(&self, request: Request, rc: RequestContext) -> Result<RawJson, ServerError> {
+    pub(crate) async fn route(
+        &self,
+        request: Request,
+        rc: RequestContext,
+    ) -> Result<RawJson, ServerError> {
         let method = Method::of(&request.method);
         match method {
             Some(Method::Ping) => return Ok(jsonrpc::empty_object()),
@@ -539,7 +543,11 @@ impl Handler for Session {
 
 impl Session {
     /// Serves one request in the era its `_meta` selects.
-    async fn serve(&self, request: Request, ctx: RequestContext) -> Result<RawJson, ErrorObject> {
+    pub(crate) async fn serve(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> Result<RawJson, ErrorObject> {
         // A panic in routing or a handler is caught by the peer, which still answers.
         let modern_error = |e: ServerError| e.to_error_object(Some(ProtocolVersion::V2026_07_28));
         // Matched apart from the awaits below, so that the request's read is not held in the

@@ -7,13 +7,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::LazyLock;
 
-use mcp_proto::json_text;
-use mcp_proto::jsonrpc::{RawJson, RawMembers};
+use mcp_proto::json_text::{self, KeySearch, RawMembers};
+use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{self, CallToolResult, Content, Icon, JsonObject, ToolAnnotations};
 use mcp_proto::ProtocolVersion;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::{ServerError, ToolError};
@@ -221,17 +221,12 @@ impl ToolOutput {
         }
     }
 
-    /// A result already written as a `CallToolResult` JSON object (say, one a proxy got from
-    /// its upstream), answered as it is, without being read into types and written again. The
-    /// server only adds what the protocol version needs: the 2026-07-28 head, and the removal of
-    /// `structuredContent` before 2025-06-18. Text that is not a JSON object becomes an error
-    /// result.
-    pub fn raw(result: RawJson) -> Self {
-        if result.get().trim_start().starts_with('{') {
-            ToolOutput(Repr::Raw(result))
-        } else {
-            ToolOutput::error("the tool's result is not a JSON object")
-        }
+    /// A result passed on as another server wrote it (what a proxy got from its upstream, see
+    /// [`PassThroughResult`](schema::PassThroughResult)), answered as it is, without being read
+    /// into types and written again. The server only adds what the protocol version needs: the
+    /// 2026-07-28 head, and the removal of `structuredContent` before 2025-06-18.
+    pub fn pass_through(result: schema::PassThroughResult) -> Self {
+        ToolOutput(Repr::Raw(result.into_raw()))
     }
 
     /// A failure of the handler: an `isError` result with the error's chain, or the JSON-RPC
@@ -304,7 +299,7 @@ impl ToolOutput {
                 let raw = if version.has_structured_output() {
                     raw
                 } else {
-                    without_structured_content(raw)?
+                    without_structured_content(raw)
                 };
                 match head {
                     None => Ok(raw),
@@ -318,20 +313,40 @@ impl ToolOutput {
 }
 
 /// A raw result for a client before 2025-06-18, which has no structured content: the
-/// top-level `structuredContent` taken off, every other member passed on as its text. Only
-/// the members are read, and only when the text mentions the name at all.
-fn without_structured_content(raw: RawJson) -> Result<RawJson, ServerError> {
-    const KEY: &str = "structuredContent";
-    if !raw.get().contains(KEY) {
-        return Ok(raw);
+/// top-level `structuredContent` taken off, every other member passed on as its text (a text
+/// that is no object has none to take off). A fast path: a result that certainly has no such key
+/// (see [`KeySearch`]) is passed on unread; the others have their members skimmed. Its slow twin
+/// is [`without_structured_content_parsed`], and fuzz-checks compares the two as text.
+pub(crate) fn without_structured_content(raw: RawJson) -> RawJson {
+    // Built once: building a searcher costs more than a search of a small result.
+    static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new(STRUCTURED_CONTENT));
+    if KEY.certainly_absent(raw.get()) {
+        return raw;
     }
-    let members = RawMembers::of(raw.get())
-        .ok_or_else(|| ServerError::handler("the tool's result is not a JSON object"))?;
-    if !members.0.iter().any(|(key, _)| key == KEY) {
-        drop(members);
-        return Ok(raw);
-    }
-    Ok(members.without(KEY))
+    without_member(raw, |text| RawMembers::of(text))
+}
+
+/// [`without_structured_content`] from the members as serde_json reads them, always.
+pub(crate) fn without_structured_content_parsed(raw: RawJson) -> RawJson {
+    without_member(raw, |text| RawMembers::of_parsed(text))
+}
+
+const STRUCTURED_CONTENT: &str = "structuredContent";
+
+/// `raw` without its `structuredContent` members, read by `members`.
+fn without_member(raw: RawJson, members: fn(&str) -> Option<RawMembers<'_>>) -> RawJson {
+    let kept = match members(raw.get()) {
+        Some(members)
+            if members
+                .as_slice()
+                .iter()
+                .any(|(key, _)| key == STRUCTURED_CONTENT) =>
+        {
+            members.without(STRUCTURED_CONTENT)
+        }
+        _ => return raw,
+    };
+    kept
 }
 
 /// Whether a raw result says `isError: true`.
@@ -392,7 +407,7 @@ fn text_and_structured(
     }
     out.push('}');
     // Valid by construction: literals, escaped strings and a JSON object.
-    RawJson::from_written(out)
+    json_text::written(out)
 }
 
 /// Anything a tool handler may return.
@@ -540,7 +555,7 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 pub(crate) struct ToolEntry {
     pub(crate) tool: schema::Tool,
     pub(crate) listing: RawJson,
-    pub(crate) handler: Erased<RawValue, ToolOutput>,
+    pub(crate) handler: Erased<str, ToolOutput>,
     pub(crate) seq: u64,
 }
 
@@ -558,6 +573,7 @@ impl ToolEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::value::RawValue;
 
     #[test]
     fn json_output_is_structured_and_text() {
@@ -636,7 +652,10 @@ mod tests {
     #[test]
     fn raw_results_are_written_as_they_are() {
         let text = r#"{"x":1,"structuredContent":{"a":1},"content":[],"isError":true}"#;
-        let raw = |t: &str| ToolOutput::raw(mcp_proto::jsonrpc::raw_json(t));
+        let raw = |t: &str| {
+            let result = schema::PassThroughResult::from_json(t.into()).expect("an object");
+            ToolOutput::pass_through(result)
+        };
         let out = raw(text);
         assert!(out.is_error());
         let written = out.into_raw(ProtocolVersion::V2025_11_25, None).unwrap();
@@ -675,10 +694,12 @@ mod tests {
             "s"
         );
         assert_eq!(v["content"], serde_json::json!([]));
-        // Text that is not an object is no result.
-        let not_object = raw("[1]");
-        assert!(not_object.is_error());
         assert!(!raw(r#"{"content":[]}"#).is_error());
+        // An escaped key is the same key.
+        let escaped = raw(r#"{"content":[],"structured\u0043ontent":{"a":1}}"#)
+            .into_raw(ProtocolVersion::V2025_03_26, None)
+            .unwrap();
+        assert_eq!(escaped.get(), r#"{"content":[]}"#);
     }
 
     #[test]

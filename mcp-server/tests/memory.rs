@@ -537,6 +537,43 @@ async fn progress_only_with_a_token_and_increasing() {
         .is_empty());
 }
 
+/// JSON that means the same is served the same: a progress token whose key is written with
+/// a `\u` escape gets the progress a plain one gets.
+#[tokio::test]
+async fn an_escaped_progress_token_key_is_the_same_key() {
+    let server = server();
+    let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
+    client
+        .send_text(
+            r#"{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"progress","\u005fmeta":{"\u0070rogressToken":"tok"}}}"#,
+        )
+        .await;
+    let answer = client.response_to(&json!("e")).await;
+    assert_eq!(answer["result"]["content"][0]["text"], "done", "{answer}");
+    let progress = client.notifications_named("notifications/progress");
+    let tokens: Vec<&Value> = progress
+        .iter()
+        .map(|n| &n["params"]["progressToken"])
+        .collect();
+    assert_eq!(tokens, [&json!("tok"); 3]);
+}
+
+/// A 2026-07-28 request whose version key is written with escapes is one: served with no
+/// handshake, its result complete with the era's head (one `_meta`, not two).
+#[tokio::test]
+async fn an_escaped_protocol_version_key_is_the_same_key() {
+    let server = server();
+    let mut client = RawClient::connect(&server);
+    client
+        .send_text(
+            r#"{"jsonrpc":"2.0","id":"m","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol/\u0063lientCapabilities":{}}}}"#,
+        )
+        .await;
+    let answer = client.response_to(&json!("m")).await;
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    assert_eq!(answer["result"]["content"][0]["text"], "hi", "{answer}");
+}
+
 #[tokio::test]
 async fn cancellation_stops_the_handler_and_suppresses_the_response() {
     let cancelled = Arc::new(AtomicBool::new(false));

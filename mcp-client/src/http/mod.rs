@@ -33,6 +33,7 @@ pub use auto::{connect_auto, AutoSink, AutoTransport, FlavorHandle, HttpFlavor};
 pub use error::HttpError;
 pub use inbox::HttpSource;
 pub use legacy_sse::{LegacySseSink, LegacySseTransport};
+pub(crate) use streamable::{is_modern, is_modern_parsed};
 pub use streamable::{StreamableHttpSink, StreamableHttpTransport};
 
 /// Where an HTTP MCP server is and how to talk to it.

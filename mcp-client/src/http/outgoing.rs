@@ -48,9 +48,7 @@ pub(crate) fn encode(message: Outgoing) -> Encoded {
             };
             let replays = matches!(intent, Intent::Initialize | Intent::Initialized);
             let modern = matches!(kind, Kind::Request { .. })
-                && params
-                    .as_ref()
-                    .is_some_and(|p| super::streamable::is_modern(p.get()));
+                && params.as_ref().is_some_and(|p| super::is_modern(p.get()));
             let replay_params = params.filter(|_| replays).map(|p| p.get().to_owned());
             Encoded {
                 body,
@@ -112,5 +110,32 @@ mod tests {
         assert!(matches!(cancel.kind, Kind::Notification));
         assert_eq!(cancel.intent, Intent::Cancel(RequestId::Number(2)));
         assert_eq!(cancel.replay_params, None);
+    }
+
+    fn call(params: &str) -> Encoded {
+        encode(Outgoing::new(Message::Request(Request {
+            id: RequestId::Number(3),
+            method: "tools/call".into(),
+            params: Some(raw_json(params)),
+        })))
+    }
+
+    #[test]
+    fn the_era_comes_from_meta_not_from_text() {
+        let user_data = [
+            r#"{"name":"t","arguments":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"name":"t","arguments":{"a":[{"_meta":{"io.modelcontextprotocol/protocolVersion":1}}]}}"#,
+            r#"{"_meta":{"k":"\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\""}}"#,
+        ];
+        for params in user_data {
+            assert!(!call(params).modern, "{params}");
+        }
+        for params in [
+            r#"{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"name":"echo","_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}"#,
+            r#"{"name":"echo","\u005fmeta":{"io.modelcontextprotocol/\u0070rotocolVersion":"2026-07-28"}}"#,
+        ] {
+            assert!(call(params).modern, "{params}");
+        }
     }
 }

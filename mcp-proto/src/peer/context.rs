@@ -7,6 +7,7 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::{PeerError, PeerHandle, RequestOptions};
+use crate::json_text::KeySearch;
 use crate::jsonrpc::{self, RawJson, Request, RequestId};
 use crate::schema::{NotificationType, RequestType};
 
@@ -38,7 +39,7 @@ impl std::fmt::Debug for RequestContext {
 #[derive(Deserialize)]
 struct MetaOnly {
     #[serde(rename = "_meta", default)]
-    meta: Option<ProgressMeta>,
+    meta: Option<jsonrpc::Object<ProgressMeta>>,
 }
 
 #[derive(Deserialize)]
@@ -48,16 +49,25 @@ struct ProgressMeta {
     progress_token: Option<RequestId>,
 }
 
-/// Reads `_meta.progressToken` from raw params. Params without the word are not parsed at all.
+/// Reads `_meta.progressToken` from raw params. A fast path: params that certainly have no
+/// `progressToken` key (see [`KeySearch`]) are not parsed at all; its slow twin is
+/// [`progress_token_parsed`], and `fuzz-checks` requires both to agree.
 pub(crate) fn progress_token(params: Option<&RawJson>) -> Option<RequestId> {
     let raw = params?.get();
     // Built once: building a searcher costs more than a search of a small request.
-    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
-        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
-    KEY.find(raw.as_bytes())?;
-    jsonrpc::from_object::<MetaOnly>(raw)
+    static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new("progressToken"));
+    if KEY.certainly_absent(raw) {
+        return None;
+    }
+    progress_token_parsed(raw)
+}
+
+/// `_meta.progressToken` of params read in full: the slow twin of [`progress_token`].
+pub(crate) fn progress_token_parsed(params: &str) -> Option<RequestId> {
+    jsonrpc::from_object::<MetaOnly>(params)
         .ok()?
         .meta?
+        .0
         .progress_token
 }
 
@@ -196,5 +206,33 @@ mod tests {
         let raw = jsonrpc::raw_json(r#"{"name":"progressToken"}"#);
         assert_eq!(progress_token(Some(&raw)), None);
         assert_eq!(progress_token(None), None);
+        // `_meta` is an object: an array is not read by position (found by fuzz-checks).
+        assert_eq!(progress_token_parsed(r#"{"_meta":[0]}"#), None);
+    }
+
+    #[test]
+    fn an_escaped_progress_token_key_is_the_same_key() {
+        for text in [
+            r#"{"_meta":{"\u0070rogressToken":"abc"}}"#,
+            r#"{"\u005fmeta":{"progress\u0054oken":"abc"}}"#,
+        ] {
+            let raw = jsonrpc::raw_json(text);
+            assert_eq!(
+                progress_token(Some(&raw)),
+                Some(RequestId::from("abc")),
+                "{text}"
+            );
+        }
+        // The key's text as user data, or a progress token below another member, is no token.
+        for text in [
+            r#"{"arguments":{"_meta":{"progressToken":1}}}"#,
+            r#"{"arguments":{"k":"\"_meta\":{\"progressToken\":1}"}}"#,
+        ] {
+            assert_eq!(
+                progress_token(Some(&jsonrpc::raw_json(text))),
+                None,
+                "{text}"
+            );
+        }
     }
 }

@@ -11,6 +11,14 @@ use super::{PeerHandle, RequestContext};
 use crate::jsonrpc::{ErrorObject, Notification, RawJson, Request};
 
 /// What a peer does with the messages the other side sends it.
+///
+/// A request's handler is polled once where the request was read (most answer on that poll,
+/// without a task of their own), so its synchronous work before its first `.await` delays the
+/// start of the requests read after it on the same connection. It never delays the reading of
+/// the connection on a multi-thread runtime: up to 64 messages are read ahead meanwhile, and
+/// `notifications/cancelled` among them stops the requests already running at once. (On a
+/// current-thread runtime synchronous work holds the only thread, and everything waits.) Heavy
+/// synchronous work belongs in `tokio::task::spawn_blocking`.
 pub trait Handler: Send + Sync + 'static {
     /// Answers one request. Runs concurrently with other requests; if the other side cancels,
     /// the future is dropped and no response goes out.

@@ -98,7 +98,9 @@ impl PeerHandle {
     }
 
     /// Stops the handler of the request a `notifications/cancelled` names, if it still runs.
-    pub(super) fn on_cancelled(&self, notification: &Notification) {
+    /// `early` is the pump's look as it reads the notification (the read loop looks again in
+    /// order): it stays quiet about a malformed one, which the read loop reports.
+    pub(super) fn on_cancelled(&self, notification: &Notification, early: bool) {
         match notification.params_as::<CancelledParams>() {
             Ok(CancelledParams {
                 request_id: Some(id),
@@ -117,6 +119,7 @@ impl PeerHandle {
             }
             // 2025-11-25 lets a cancellation name no request (task cancellation); nothing to do.
             Ok(_) => {}
+            Err(_) if early => {}
             Err(e) => {
                 tracing::warn!(peer = %self.shared.options.name, "ignored a malformed cancellation: {e}")
             }

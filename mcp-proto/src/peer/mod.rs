@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use context::RequestContext;
+pub(crate) use context::{progress_token, progress_token_parsed};
 pub use error::PeerError;
 pub use handle::PeerHandle;
 pub use handler::Handler;

@@ -1,16 +1,27 @@
 //! The read loop: takes what the transport's source delivers, in order, and dispatches it
 //! (requests to the handler, answers to our waiting calls, notifications to the peer and then
 //! the handler); at end of input it fails our calls, lets handlers finish and closes the writer.
+//!
+//! On a multi-thread runtime the source is read by a task of its own ([`pump`]), which hands
+//! each message on through a queue of [`READ_AHEAD`]. A request is first polled inline by the
+//! read loop (most are answered on that poll, without a task), so a handler's synchronous work
+//! before its first `.await` holds the read loop; the pump meanwhile keeps reading up to
+//! [`READ_AHEAD`] messages ahead and acts on each `notifications/cancelled` as it reads it, so
+//! that such work never delays the cancellation of a request already running. A long
+//! synchronous start still delays the start of the requests read after it: handlers should do
+//! heavy work on `spawn_blocking`. On a current-thread runtime such work holds the only thread,
+//! so nothing else could run beside it anyway: there the read loop reads the source itself.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::writer::Writer;
 use super::Shared;
-use super::{Handler, MessageSink, MessageSource, Outgoing, PeerHandle};
+use super::{Handler, MessageSink, MessageSource, Outgoing, PeerHandle, Received};
 use crate::jsonrpc::{ErrorObject, ErrorResponse, Incoming, Message, Response};
 use crate::schema::progress::Progress as ProgressNotification;
 use crate::schema::{Cancelled, NotificationType};
@@ -23,8 +34,12 @@ use crate::sync::lock;
 /// 16 was the fastest of 4, 8, 12, 16 and 32 with 64 calls in flight over stdio.
 pub(super) const YIELD_EVERY: usize = 16;
 
+/// How many messages the pump reads ahead of the read loop: the bound on what a handler's
+/// synchronous start lets pile up, and on how long cancellations are still acted on meanwhile.
+pub(super) const READ_AHEAD: usize = 64;
+
 pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
-    mut source: S,
+    source: S,
     handler: Arc<H>,
     peer: PeerHandle,
     writer: Writer<W>,
@@ -42,6 +57,7 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
     // Only a writer task needs the read loop to step aside; a direct sink already has the answers.
     let yields = matches!(writer, Writer::Task { .. });
     let mut read_since_yield = 0usize;
+    let mut input = Input::start(source, &peer);
     loop {
         read_since_yield += 1;
         if yields && read_since_yield > YIELD_EVERY {
@@ -51,7 +67,7 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
         let item = tokio::select! {
             biased;
             _ = shared.stop.cancelled() => None,
-            item = source.recv() => item,
+            item = input.recv() => item,
         };
         let Some(item) = item else { break };
         match item {
@@ -86,16 +102,18 @@ pub(super) async fn read_loop<S: MessageSource, W: MessageSink, H: Handler>(
             }
         }
     }
+    let source = input.finish().await;
     let reason = if shared.stop.is_cancelled() {
         shared
             .pending
             .closed_reason()
             .unwrap_or_else(|| "closed locally".into())
     } else {
-        source
-            .close_reason()
-            .await
-            .unwrap_or_else(|| "the other side closed the connection".into())
+        match source {
+            Ok(mut source) => source.close_reason().await,
+            Err(e) => Some(format!("the connection's reader failed: {e}")),
+        }
+        .unwrap_or_else(|| "the other side closed the connection".into())
     };
     tracing::debug!(peer = %shared.options.name, "input ended: {reason}");
     shared.closed.store(true, Ordering::Release);
@@ -156,6 +174,81 @@ impl Drop for ReadLoopGuard<'_> {
     }
 }
 
+/// Where the read loop takes messages from: the source itself on a current-thread runtime
+/// (where a handler's synchronous work holds the only thread, so a pump could not run beside
+/// it), else the [`pump`]'s queue.
+enum Input<S> {
+    Direct(S),
+    Pumped {
+        read: mpsc::Receiver<Received>,
+        pump: tokio::task::JoinHandle<S>,
+    },
+}
+
+impl<S: MessageSource> Input<S> {
+    fn start(source: S, peer: &PeerHandle) -> Self {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        if Handle::current().runtime_flavor() == RuntimeFlavor::CurrentThread {
+            return Input::Direct(source);
+        }
+        let (ahead, read) = mpsc::channel(READ_AHEAD);
+        let pump = tokio::spawn(pump(source, peer.clone(), ahead));
+        Input::Pumped { read, pump }
+    }
+
+    async fn recv(&mut self) -> Option<Received> {
+        match self {
+            Input::Direct(source) => source.recv().await,
+            Input::Pumped { read, .. } => read.recv().await,
+        }
+    }
+
+    /// The source back, for its close reason: the pump stops at end of input or on `stop`, or
+    /// once nothing reads what it sends.
+    async fn finish(self) -> Result<S, tokio::task::JoinError> {
+        match self {
+            Input::Direct(source) => Ok(source),
+            Input::Pumped { read, pump } => {
+                drop(read);
+                pump.await
+            }
+        }
+    }
+}
+
+/// Reads the source into `ahead` until it ends, the read loop goes, or the peer stops; acts on
+/// each `notifications/cancelled` as soon as it is read (the read loop acts on it again, in
+/// order, for a request it started meanwhile). Gives the source back, for its close reason.
+async fn pump<S: MessageSource>(
+    mut source: S,
+    peer: PeerHandle,
+    ahead: mpsc::Sender<Received>,
+) -> S {
+    let stop = peer.shared.stop.clone();
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = stop.cancelled() => break,
+            item = source.recv() => item,
+        };
+        let Some(item) = item else { break };
+        if let Ok(Incoming::Single(Message::Notification(notification))) = &item {
+            if notification.method == Cancelled::METHOD {
+                peer.on_cancelled(notification, true);
+            }
+        }
+        let sent = tokio::select! {
+            biased;
+            _ = stop.cancelled() => break,
+            sent = ahead.send(item) => sent,
+        };
+        if sent.is_err() {
+            break;
+        }
+    }
+    source
+}
+
 /// Hands one message on: a request to its handler, anything else to [`receive`].
 async fn dispatch<H: Handler>(message: Message, handler: &Arc<H>, peer: &PeerHandle) {
     match message {
@@ -171,7 +264,7 @@ pub(super) fn receive<H: Handler>(message: Message, handler: &H, peer: &PeerHand
         Message::Request(_) => {}
         Message::Notification(notification) => {
             match notification.method.as_str() {
-                Cancelled::METHOD => peer.on_cancelled(&notification),
+                Cancelled::METHOD => peer.on_cancelled(&notification, false),
                 ProgressNotification::METHOD => peer.on_progress(&notification),
                 _ => {}
             }

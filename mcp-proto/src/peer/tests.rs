@@ -26,12 +26,22 @@ struct TestHandler {
     /// Handlers of `slow` that were dropped or saw cancellation.
     slow_stopped: AtomicUsize,
     notifications: Mutex<Vec<String>>,
+    /// What `wait_for_cancel` and `burn` did, in order.
+    events: Mutex<Vec<&'static str>>,
 }
 
 struct DropFlag<'a>(&'a AtomicUsize);
 impl Drop for DropFlag<'_> {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// Logs its event when dropped.
+struct Event<'a>(&'a Mutex<Vec<&'static str>>, &'static str);
+impl Drop for Event<'_> {
+    fn drop(&mut self) {
+        lock(self.0).push(self.1);
     }
 }
 
@@ -64,6 +74,23 @@ impl Handler for TestHandler {
                 Ok(jsonrpc::empty_object())
             }
             "fail" => Err(ErrorObject::new(-32000, "it failed")),
+            "wait_for_cancel" => {
+                // Dropped by the peer when the request is cancelled.
+                let _stopped = Event(&self.events, "stopped by its cancellation");
+                std::future::pending::<()>().await;
+                Ok(jsonrpc::empty_object())
+            }
+            "burn" => {
+                // 200 ms of CPU before the first `.await`.
+                let start = std::time::Instant::now();
+                let mut spins = 0u64;
+                while start.elapsed() < Duration::from_millis(200) {
+                    spins = std::hint::black_box(spins + 1);
+                }
+                lock(&self.events).push("burnt");
+                tokio::task::yield_now().await;
+                Ok(jsonrpc::empty_object())
+            }
             "ask_back" => {
                 let answer = ctx
                     .peer()
@@ -272,6 +299,39 @@ async fn cancel_from_the_other_side_stops_the_handler_and_suppresses_the_respons
             .await
             .is_err(),
         "no response for the cancelled request"
+    );
+}
+
+/// A handler's synchronous start (200 ms of CPU before its first `.await`) does not hold up the
+/// cancellation of another request on the same connection: the cancelled handler is stopped
+/// while the other still burns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_burning_cpu_before_its_first_await_does_not_delay_a_cancellation() {
+    let handler = Arc::new(TestHandler::default());
+    let (peer, mut source, sink) = raw_peer(handler.clone());
+    sink.send_ok(request(1, "wait_for_cancel", json!({}))).await;
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while peer.requests_in_flight() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("request 1 in flight");
+    sink.send_ok(request(2, "burn", json!({}))).await;
+    let cancel = Notification::new("notifications/cancelled", &json!({"requestId": 1})).unwrap();
+    sink.send_ok(Outgoing::new(Message::Notification(cancel)))
+        .await;
+    let reply = recv(&mut source).await;
+    assert_eq!(reply.id(), Some(&RequestId::Number(2)), "{reply:?}");
+    assert_eq!(
+        *lock(&handler.events),
+        ["stopped by its cancellation", "burnt"],
+        "the cancellation waited for the other handler's synchronous start"
+    );
+    assert_eq!(
+        lock(&handler.notifications).as_slice(),
+        ["notifications/cancelled"],
+        "the handler hears of the cancellation once"
     );
 }
 

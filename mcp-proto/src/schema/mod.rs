@@ -40,6 +40,7 @@ pub mod logging;
 pub mod modern;
 mod number;
 pub mod pagination;
+pub mod pass_through;
 pub mod progress;
 pub mod prompts;
 pub mod resources;
@@ -67,6 +68,7 @@ pub use modern::{
     SubscriptionsListenResult,
 };
 pub use pagination::*;
+pub use pass_through::PassThroughResult;
 pub use progress::*;
 pub use prompts::*;
 pub use resources::*;

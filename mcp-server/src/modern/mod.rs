@@ -28,12 +28,13 @@ use mcp_proto::ProtocolVersion;
 use serde::Deserialize;
 
 pub use result::CacheHint;
-pub(crate) use result::ResultHead;
+pub(crate) use result::{is_plain, is_plain_parsed, ResultHead};
 
 pub(crate) use input::InputRound;
 pub(crate) use listen::{ListenEvent, Listeners};
 pub(crate) use request_meta::{
-    request_meta, text as json_text, ModernMeta, NegotiatedCache, ParamsRead, PreRead,
+    names_no_version, names_version_parsed, request_meta, text as json_text, ModernMeta,
+    NegotiatedCache, ParamsRead, PreRead,
 };
 pub(crate) use sealed_state::SealKey;
 

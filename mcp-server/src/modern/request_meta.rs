@@ -15,8 +15,7 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use memchr::memmem;
-
+use mcp_proto::json_text::KeySearch;
 use mcp_proto::jsonrpc::{self, Request};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{ClientCapabilities, Implementation, LoggingLevel};
@@ -257,10 +256,11 @@ pub(crate) fn request_meta(request: &Request) -> Option<Result<ModernMeta<'_>, S
     let read = match PreRead::take(text) {
         Some(read) => read,
         None => {
-            // Most 2025-era requests are told apart without parsing anything.
-            static PROTOCOL_VERSION_KEY: LazyLock<memmem::Finder<'static>> =
-                LazyLock::new(|| memmem::Finder::new(meta_keys::PROTOCOL_VERSION));
-            PROTOCOL_VERSION_KEY.find(text.as_bytes())?;
+            // Most 2025-era requests are told apart without parsing anything: the fast path of
+            // `names_no_version`, whose twin (the parse) fuzz-checks compares with it.
+            if names_no_version(text) {
+                return None;
+            }
             ParamsRead::of(text)?
         }
     };
@@ -279,6 +279,21 @@ pub(crate) fn request_meta(request: &Request) -> Option<Result<ModernMeta<'_>, S
         log_level: read.log_level,
         read,
     }))
+}
+
+/// True when `params` certainly name no protocol version in `_meta`, so that a request that
+/// has none is not parsed here (see [`KeySearch`]); false means "maybe", and the read decides.
+pub(crate) fn names_no_version(params: &str) -> bool {
+    // Built once: building a searcher costs more than a search of a small request.
+    static PROTOCOL_VERSION_KEY: LazyLock<KeySearch> =
+        LazyLock::new(|| KeySearch::new(meta_keys::PROTOCOL_VERSION));
+    PROTOCOL_VERSION_KEY.certainly_absent(params)
+}
+
+/// Whether the read of `params` finds a protocol version in `_meta` (of any type): what
+/// [`names_no_version`] must never contradict.
+pub(crate) fn names_version_parsed(params: &str) -> bool {
+    ParamsRead::of(params).is_some_and(|read| read.protocol_version.is_some())
 }
 
 fn invalid(detail: String) -> ServerError {
@@ -419,5 +434,31 @@ mod tests {
             request_meta(&no_caps),
             Some(Err(ServerError::InvalidParams(_)))
         ));
+    }
+
+    #[test]
+    fn an_escaped_version_key_is_the_same_key() {
+        for key in [
+            r#"io.modelcontextprotocol\/protocolVersion"#,
+            r#"io.modelcontextprotocol/\u0070rotocolVersion"#,
+        ] {
+            let text = format!(
+                r#"{{"_meta":{{"{key}":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}"#
+            );
+            let request = request(&text);
+            let meta = request_meta(&request).expect("modern").expect("valid");
+            assert_eq!(meta.protocol_version, "2026-07-28", "{text}");
+        }
+    }
+
+    #[test]
+    fn the_version_key_as_user_data_is_the_2025_era() {
+        for text in [
+            r#"{"name":"echo","arguments":{"text":"io.modelcontextprotocol/protocolVersion"}}"#,
+            r#"{"name":"echo","arguments":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            r#"{"name":"echo","_meta":{"progressToken":"io.modelcontextprotocol/protocolVersion"}}"#,
+        ] {
+            assert!(request_meta(&request(text)).is_none(), "{text}");
+        }
     }
 }

@@ -5,10 +5,10 @@
 
 use std::sync::LazyLock;
 
+use mcp_proto::json_text::{self, KeySearch};
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{CacheScope, JsonObject};
-use memchr::memmem;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -127,26 +127,47 @@ pub(crate) fn complete(
     cache: Option<CacheHint>,
 ) -> Result<RawJson, ServerError> {
     let text = raw.get();
-    // Searchers built once: building one per call cost more than the search.
-    static HEAD_KEYS: LazyLock<[memmem::Finder<'static>; 3]> =
-        LazyLock::new(|| ["\"_meta\"", "\"resultType\"", "\"ttlMs\""].map(memmem::Finder::new));
-    let plain = text.starts_with('{')
-        && HEAD_KEYS
-            .iter()
-            .all(|key| key.find(text.as_bytes()).is_none());
-    if plain {
-        let rest = text[1..].trim_start();
-        let mut out = String::with_capacity(text.len() + HEAD_ROOM + server_info.get().len());
-        out.push('{');
-        push_head(&mut out, server_info, cache);
-        if !rest.starts_with('}') {
-            out.push(',');
-        }
-        out.push_str(rest);
-        // Valid by construction: JSON values and literals around the result's own members.
-        return Ok(RawJson::from_written(out));
+    if !is_plain(text) {
+        return merged(text, server_info, cache);
     }
-    merged(text, server_info, cache)
+    let rest = text[1..].trim_start();
+    let mut out = String::with_capacity(text.len() + HEAD_ROOM + server_info.get().len());
+    out.push('{');
+    push_head(&mut out, server_info, cache);
+    if !rest.starts_with('}') {
+        out.push(',');
+    }
+    out.push_str(rest);
+    // Valid by construction: JSON values and literals around the result's own members.
+    Ok(json_text::written(out))
+}
+
+/// The members of a result that the head writes, so that a result with one of them at its top
+/// level is merged, not spliced (`cacheScope` too: a splice would repeat it).
+const HEAD_KEYS: [&str; 4] = ["_meta", "resultType", "ttlMs", "cacheScope"];
+
+/// Whether `text` (a result, valid JSON) is an object that starts with `{` and has none of the
+/// [`HEAD_KEYS`] at its top level, so the head can be spliced in front of its members. A fast
+/// path: a result that certainly has none of them anywhere (see [`KeySearch`]) is not read;
+/// any other is read by its slow twin, [`is_plain_parsed`], and fuzz-checks compares the two.
+pub(crate) fn is_plain(text: &str) -> bool {
+    // Searchers built once: building one per call cost more than the search.
+    static HEAD_SEARCH: LazyLock<[KeySearch; 4]> = LazyLock::new(|| HEAD_KEYS.map(KeySearch::new));
+    if !text.starts_with('{') {
+        return false;
+    }
+    HEAD_SEARCH.iter().all(|key| key.certainly_absent(text)) || is_plain_parsed(text)
+}
+
+/// [`is_plain`] from the result's members as serde_json reads them (a key inside a value, or in
+/// a nested `_meta`, is not one of the result's).
+pub(crate) fn is_plain_parsed(text: &str) -> bool {
+    text.starts_with('{')
+        && json_text::object_members_parsed(text).is_some_and(|members| {
+            members
+                .iter()
+                .all(|(key, _)| !HEAD_KEYS.contains(&key.as_ref()))
+        })
 }
 
 /// The slow path: the result carries fields of its own that must be kept.
@@ -240,6 +261,39 @@ mod tests {
             serde_json::from_str::<Value>(one_pass.get()).unwrap(),
             run(json!({"tools": []}), Some(hint))
         );
+    }
+
+    #[test]
+    fn escaped_head_keys_are_merged_not_repeated() {
+        let info = info();
+        for text in [
+            r#"{"content":[],"\u005fmeta":{"k":1}}"#,
+            r#"{"content":[],"result\u0054ype":"complete"}"#,
+            r#"{"content":[],"cacheScope":"public"}"#,
+        ] {
+            assert!(!is_plain(text), "{text}");
+            let raw = RawJson::from_string(text.into()).unwrap();
+            let hint = Some(CacheHint::default());
+            let out = complete(&raw, &info, hint).unwrap();
+            let members = json_text::object_members_parsed(out.get()).unwrap();
+            let mut keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+            keys.sort_unstable();
+            let count = keys.len();
+            keys.dedup();
+            assert_eq!(keys.len(), count, "a repeated member in {}", out.get());
+        }
+    }
+
+    #[test]
+    fn head_keys_below_the_top_or_in_values_keep_a_result_plain() {
+        for text in [
+            r#"{"content":[{"type":"text","text":"\"_meta\":1","_meta":{"k":1}}]}"#,
+            r#"{"structuredContent":{"resultType":"x","ttlMs":1,"cacheScope":"y"}}"#,
+            r#"{"content":[],"k":"resultType"}"#,
+        ] {
+            assert!(is_plain(text), "{text}");
+            assert!(is_plain_parsed(text), "{text}");
+        }
     }
 
     #[test]

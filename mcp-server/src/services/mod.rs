@@ -13,6 +13,7 @@ pub(crate) use prompts::PromptService;
 pub(crate) use resources::ResourceService;
 pub(crate) use tools::ToolService;
 
+use mcp_proto::json_text;
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::schema::PaginatedParams;
 use mcp_proto::sync::{read as read_table, write as write_table};
@@ -56,7 +57,7 @@ fn list_page<E>(
     }
     out.push('}');
     // Valid by construction: listings are JSON values, the cursor a JSON string.
-    Ok(RawJson::from_written(out))
+    Ok(json_text::written(out))
 }
 
 /// Where a request's parsed `_meta` is, for handlers that ask for it.

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, RwLock};
 
 use mcp_proto::jsonrpc::{self, RawJson};
 use mcp_proto::ProtocolVersion;
@@ -74,18 +74,12 @@ impl<'a> CallParams<'a> {
     }
 }
 
-/// `{}`: the arguments of a call that sent none.
-fn no_arguments() -> &'static RawValue {
-    static EMPTY: OnceLock<Box<RawValue>> = OnceLock::new();
-    EMPTY.get_or_init(|| serde_json::from_str("{}").expect("{} is JSON"))
-}
-
 impl ToolService {
     /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
     /// derived from the handler's types.
     pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S)
     where
-        H: Handler<T, S, RawValue>,
+        H: Handler<T, S, str>,
         H::Output: IntoToolResult,
         T: 'static,
         S: Send + Sync + 'static,
@@ -209,10 +203,8 @@ impl ToolService {
             .get(p.name.as_ref())
             .cloned()
             .ok_or_else(|| ServerError::ToolNotFound(p.name.clone().into_owned()))?;
-        let arguments: &RawValue = match p.arguments {
-            Some(arguments) => arguments,
-            None => no_arguments(),
-        };
+        // `{}`: the arguments of a call that sent none.
+        let arguments = p.arguments.map_or("{}", RawValue::get);
         let support = entry.task_support();
         let mode = match (support, &p.task) {
             (TaskSupport::Forbidden, None) => CallMode::Direct,

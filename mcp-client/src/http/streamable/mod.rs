@@ -38,8 +38,8 @@ use super::error::HttpError;
 use super::inbox::{HttpSource, Inbox};
 use super::outgoing::{done_token, encode, Encoded, Kind};
 use super::HttpClientConfig;
-pub(crate) use modern::is_modern;
 use modern::ToolHeaders;
+pub(crate) use modern::{is_modern, is_modern_parsed};
 use session::Session;
 
 /// The session id header (names are case-insensitive on the wire).

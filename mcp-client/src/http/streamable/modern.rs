@@ -9,11 +9,13 @@
 //! it carries, so a later `tools/call` can mirror the annotated arguments.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use hyper::{Method, Response};
+use mcp_proto::json_text::KeySearch;
 use mcp_proto::jsonrpc::{self, error_codes, ErrorResponse, Message, RequestId};
 use mcp_proto::sync::lock;
 use serde::Deserialize;
@@ -47,9 +49,23 @@ pub(crate) struct ModernPost {
 #[derive(Default)]
 pub(crate) struct ToolHeaders(std::sync::Mutex<HashMap<String, Vec<HeaderParam>>>);
 
-/// Whether raw request params mark a 2026-07-28 request (a cheap look before any parse).
+/// Whether raw request params mark a 2026-07-28 request: `_meta` names a protocol version. A
+/// fast path: params that certainly have no such key (see [`KeySearch`]) are not parsed; the
+/// others are read by its slow twin, [`is_modern_parsed`], and fuzz-checks compares the two.
 pub(crate) fn is_modern(params: &str) -> bool {
-    params.contains(VERSION_KEY)
+    // Built once: building a searcher costs more than a search of a small request.
+    static KEY: LazyLock<KeySearch> = LazyLock::new(|| KeySearch::new(VERSION_KEY));
+    !KEY.certainly_absent(params) && is_modern_parsed(params)
+}
+
+/// Whether params read in full have `_meta` with a protocol version in it (of any type), as
+/// [`Shared::modern_post`] reads them.
+pub(crate) fn is_modern_parsed(params: &str) -> bool {
+    serde_json::from_str::<Value>(params).is_ok_and(|params| {
+        params
+            .get("_meta")
+            .is_some_and(|meta| meta.get(VERSION_KEY).is_some())
+    })
 }
 
 impl Shared {
