@@ -147,7 +147,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// `io.modelcontextprotocol/ui` extension among the server's capabilities. See [`App`].
     pub fn app<H, T>(mut self, app: App, handler: H) -> Self
     where
-        H: Handler<T, S, RawValue>,
+        H: Handler<T, S, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
