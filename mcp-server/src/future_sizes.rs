@@ -42,17 +42,17 @@ fn request_futures_stay_small() {
     report(
         "Session::handle_request",
         size_of_future(|| Session::handle_request(unreachable!(), unreachable!(), unreachable!())),
-        1592 + MARGIN,
+        1544 + MARGIN,
     );
     report(
         "Session::serve",
         size_of_future(|| Session::serve(unreachable!(), unreachable!(), unreachable!())),
-        1456 + MARGIN,
+        1408 + MARGIN,
     );
     report(
         "Session::route",
         size_of_future(|| Session::route(unreachable!(), unreachable!(), unreachable!())),
-        776 + MARGIN,
+        888 + MARGIN,
     );
     report(
         "modern::serve",
@@ -65,7 +65,7 @@ fn request_futures_stay_small() {
                 unreachable!(),
             )
         }),
-        1088 + MARGIN,
+        1040 + MARGIN,
     );
     report(
         "ToolService::call",

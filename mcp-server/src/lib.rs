@@ -192,6 +192,7 @@ mod pagination;
 mod prompt;
 mod request_state;
 mod resource;
+mod router;
 mod server;
 mod services;
 mod session;

@@ -12,7 +12,7 @@ use mcp_proto::ProtocolVersion;
 
 use crate::auth::AuthIdentity;
 use crate::modern::InputRound;
-use crate::session::Advertised;
+use crate::router::Advertised;
 use crate::tasks::TaskSlot;
 
 /// What the two sides agreed on: the version, and each side's capabilities and info.

@@ -24,8 +24,9 @@ use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey}
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::request_state::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
+use crate::router::Advertised;
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
-use crate::session::{capabilities_from, Advertised, ListKind, Session, SessionState};
+use crate::session::{capabilities_from, ListKind, Session, SessionState};
 use crate::session_store::{SessionMirror, StoreLink};
 use crate::shared::{BusEvent, NoBus, NotReady, ReplicaBus, StateBackend};
 use crate::stdio::StdioTransport;

@@ -10,10 +10,8 @@ use mcp_proto::jsonrpc::{self, ErrorObject, Notification, RawJson, Request};
 use mcp_proto::peer::{Handler, PeerHandle, RequestContext};
 use mcp_proto::schema::modern::meta_keys;
 use mcp_proto::schema::{
-    CallTool, ClientCapabilities, Complete, Discover, GetPrompt, Implementation, Initialize,
-    InitializeParams, ListPrompts, ListResourceTemplates, ListResources, ListTools, LoggingLevel,
-    Ping, ReadResource, RequestType, ServerCapabilities, SetLevel, Subscribe, SubscriptionsListen,
-    Unsubscribe,
+    ClientCapabilities, Implementation, InitializeParams, LoggingLevel, RequestType,
+    ServerCapabilities, SetLevel, Subscribe, Unsubscribe,
 };
 use mcp_proto::sync::lock;
 use mcp_proto::telemetry::{CallSpan, SpanKind};
@@ -23,29 +21,18 @@ use mcp_proto::ProtocolVersion;
 use tracing::Instrument;
 
 use crate::auth::{AuthIdentity, IdentityCell};
-use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::modern;
 use crate::request_state::{LogLevel, Negotiated, RequestState};
+use crate::router::{self, parse_params, Advertised, CallExtras, Method};
 use crate::server::Server;
 use crate::session_store::{SessionChange, SessionMirror, StoreLink};
-use crate::tasks::{self, TaskMethod};
+use crate::tasks;
 
 /// At most this many resource subscriptions per connection (everything that grows is bounded).
 const MAX_SUBSCRIPTIONS: usize = 10_000;
-
-/// Which list-changed notifications a client was promised.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Advertised {
-    pub(crate) tools: bool,
-    /// Some tool runs as a task (the `tasks` capability, or the tasks extension).
-    pub(crate) tasks: bool,
-    pub(crate) resources: bool,
-    pub(crate) prompts: bool,
-    pub(crate) completions: bool,
-}
 
 /// The kinds of lists that can change at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,108 +234,6 @@ fn connection_key() -> Arc<str> {
     }
 }
 
-/// Parses a request's params into their typed form; absent params read as `{}`.
-pub(crate) fn parse_params<T: DeserializeOwned>(
-    params: Option<&RawJson>,
-) -> Result<T, ServerError> {
-    let text = params.map_or("{}", |p| p.get());
-    jsonrpc::from_object(text)
-        .map_err(|e| ServerError::InvalidParams(format!("Invalid params: {e}")))
-}
-
-/// The requests a server answers, each named by its request type's `METHOD`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Method {
-    Discover,
-    Listen,
-    Ping,
-    Initialize,
-    CallTool,
-    ListTools,
-    ListResources,
-    ListResourceTemplates,
-    ReadResource,
-    Subscribe,
-    Unsubscribe,
-    ListPrompts,
-    GetPrompt,
-    Complete,
-    SetLevel,
-    Task(TaskMethod),
-}
-
-/// The method table: every request type the server answers, keyed by its `METHOD`.
-const METHODS: [(&str, Method); 20] = [
-    (Discover::METHOD, Method::Discover),
-    (SubscriptionsListen::METHOD, Method::Listen),
-    (Ping::METHOD, Method::Ping),
-    (Initialize::METHOD, Method::Initialize),
-    (CallTool::METHOD, Method::CallTool),
-    (ListTools::METHOD, Method::ListTools),
-    (ListResources::METHOD, Method::ListResources),
-    (ListResourceTemplates::METHOD, Method::ListResourceTemplates),
-    (ReadResource::METHOD, Method::ReadResource),
-    (Subscribe::METHOD, Method::Subscribe),
-    (Unsubscribe::METHOD, Method::Unsubscribe),
-    (ListPrompts::METHOD, Method::ListPrompts),
-    (GetPrompt::METHOD, Method::GetPrompt),
-    (Complete::METHOD, Method::Complete),
-    (SetLevel::METHOD, Method::SetLevel),
-    ("tasks/get", Method::Task(TaskMethod::Get)),
-    ("tasks/result", Method::Task(TaskMethod::Result)),
-    ("tasks/list", Method::Task(TaskMethod::List)),
-    ("tasks/cancel", Method::Task(TaskMethod::Cancel)),
-    ("tasks/update", Method::Task(TaskMethod::Update)),
-];
-
-impl Method {
-    /// The request type named `method`, if the server answers it.
-    pub(crate) fn of(method: &str) -> Option<Method> {
-        METHODS
-            .iter()
-            .find(|(name, _)| *name == method)
-            .map(|(_, m)| *m)
-    }
-
-    /// Whether this connection was offered the capability the method belongs to.
-    pub(crate) fn offered(self, advertised: Advertised) -> bool {
-        match self {
-            Method::Ping | Method::Initialize | Method::SetLevel | Method::Discover => true,
-            Method::Listen => advertised.tools || advertised.resources || advertised.prompts,
-            Method::CallTool | Method::ListTools => advertised.tools,
-            Method::ListResources
-            | Method::ListResourceTemplates
-            | Method::ReadResource
-            | Method::Subscribe
-            | Method::Unsubscribe => advertised.resources,
-            Method::ListPrompts | Method::GetPrompt => advertised.prompts,
-            Method::Complete => advertised.completions,
-            Method::Task(_) => advertised.tasks,
-        }
-    }
-
-    /// Whether the method exists under 2026-07-28, which removed the handshake, `ping`,
-    /// `logging/setLevel` and resource subscriptions (replaced by `subscriptions/listen`).
-    pub(crate) fn exists_in_modern_era(self) -> bool {
-        !matches!(
-            self,
-            Method::Ping
-                | Method::Initialize
-                | Method::SetLevel
-                | Method::Subscribe
-                | Method::Unsubscribe
-        )
-    }
-
-    /// Whether the method exists only under 2026-07-28.
-    fn is_modern_only(self) -> bool {
-        matches!(
-            self,
-            Method::Discover | Method::Listen | Method::Task(TaskMethod::Update)
-        )
-    }
-}
-
 /// The server's handler for one connection.
 pub(crate) struct Session {
     pub(crate) server: Server,
@@ -383,15 +268,15 @@ impl Session {
         };
         let version = negotiated.version;
         let server = &self.server;
-        let (offers, page_size) = (server.offers(), server.page_size());
+        let page_size = server.page_size();
         let params = request.params.as_ref();
         if let Method::Task(task_method) = method {
             // Tasks exist from 2025-11-25 (advertised only then); tasks/update is 2026-07-28's.
             let rc = &rc;
             let requester = tasks::requester(self.state.identity().as_deref(), &self.state.key);
             let tasks = server.tasks();
-            // Boxed, as is completion below: kept inline, these rare branches' futures would
-            // set the size of every request's future.
+            // Boxed, as is completion in the router: kept inline, these rare branches' futures
+            // would set the size of every request's future.
             return Box::pin(tasks::serve_legacy(
                 tasks,
                 task_method,
@@ -407,17 +292,6 @@ impl Session {
             .on_connection(self.state.key.clone());
         let ctx = move || Context::new(rc, state, server.clone());
         match method {
-            // Answered or refused before the lifecycle gate above; here only for exhaustiveness.
-            Method::Ping
-            | Method::Initialize
-            | Method::Discover
-            | Method::Listen
-            | Method::Task(_) => Ok(jsonrpc::empty_object()),
-            Method::CallTool => offers.tools.call(params, None, ctx(), version, None).await,
-            Method::ListTools => offers.tools.list(params, page_size),
-            Method::ListResources => offers.resources.list(params, ctx(), page_size).await,
-            Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),
-            Method::ReadResource => offers.resources.read(params, ctx()).await,
             Method::Subscribe => {
                 let p: <Subscribe as RequestType>::Params = parse_params(params)?;
                 {
@@ -440,22 +314,15 @@ impl Session {
                     .await?;
                 Ok(jsonrpc::empty_object())
             }
-            Method::ListPrompts => offers.prompts.list(params, page_size),
-            Method::GetPrompt => offers.prompts.get(params, ctx()).await,
-            Method::Complete => {
-                let (prompts, resources) = (&offers.prompts, &offers.resources);
-                Box::pin(
-                    offers
-                        .completions
-                        .complete(params, ctx(), prompts, resources),
-                )
-                .await
-            }
             Method::SetLevel => {
                 let p: <SetLevel as RequestType>::Params = parse_params(params)?;
                 self.state.log_level.set(p.level);
                 self.state.persist(SessionChange::LogLevel(p.level)).await?;
                 Ok(jsonrpc::empty_object())
+            }
+            feature => {
+                let call = CallExtras::default();
+                router::dispatch(feature, &request, ctx, server, version, call).await
             }
         }
     }

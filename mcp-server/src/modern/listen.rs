@@ -18,7 +18,8 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::error::ServerError;
-use crate::session::{parse_params, Advertised, ListKind};
+use crate::router::{parse_params, Advertised};
+use crate::session::ListKind;
 
 /// At most this many listen requests open at once per server.
 const MAX_LISTENERS: usize = 10_000;

@@ -42,8 +42,8 @@ use crate::auth::AuthIdentity;
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::request_state::RequestState;
+use crate::router::{self, parse_params, CallExtras, Method};
 use crate::server::Server;
-use crate::session::{parse_params, Method};
 use crate::tasks::{self, TaskMethod};
 use input::Ran;
 
@@ -136,34 +136,15 @@ pub(crate) async fn serve(
         .with_input(round.clone())
         .with_identity(identity);
     let ctx = Context::new(rc, state, server.clone());
-    let offers = server.offers();
-    let page_size = server.page_size();
     let head = ResultHead::new(info, None);
-    let work = std::pin::pin!(async {
-        match method {
-            // Serialized complete, head included, in one pass.
-            Method::CallTool => {
-                let read = Some(&meta.read);
-                offers
-                    .tools
-                    .call(params, read, ctx, version, Some(&head))
-                    .await
-            }
-            Method::ListTools => offers.tools.list(params, page_size),
-            Method::ListResources => offers.resources.list(params, ctx, page_size).await,
-            Method::ListResourceTemplates => offers.resources.list_templates(params, page_size),
-            Method::ReadResource => offers.resources.read(params, ctx).await,
-            Method::ListPrompts => offers.prompts.list(params, page_size),
-            Method::GetPrompt => offers.prompts.get(params, ctx).await,
-            Method::Complete => {
-                let (prompts, resources) = (&offers.prompts, &offers.resources);
-                let completions = &offers.completions;
-                Box::pin(completions.complete(params, ctx, prompts, resources)).await
-            }
-            // Answered above, or refused as not existing in this era.
-            _ => Err(ServerError::MethodNotFound(request.method.clone())),
-        }
-    });
+    let call = CallExtras {
+        read: Some(&meta.read),
+        head: Some(&head),
+    };
+    let ctx = move || ctx;
+    let work = std::pin::pin!(router::dispatch(
+        method, request, ctx, server, version, call
+    ));
     let raw = match &round {
         None => work.await?,
         Some(round) => match round.run(work).await {

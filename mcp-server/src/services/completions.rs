@@ -14,7 +14,7 @@ use crate::completion::{CompleteFn, CompletionRequest, CompletionTarget};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::Call;
-use crate::session::parse_params;
+use crate::router::parse_params;
 
 /// Every completer a server has, by what it completes.
 #[derive(Default)]

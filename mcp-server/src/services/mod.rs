@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::error::ServerError;
 use crate::handler::{MetaSource, Rejection};
 use crate::pagination::page;
-use crate::session::parse_params;
+use crate::router::parse_params;
 
 /// A listing entry, serialized once at registration.
 fn listing<T: Serialize>(value: &T) -> RawJson {

@@ -12,7 +12,7 @@ use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments, PromptEntry};
-use crate::session::parse_params;
+use crate::router::parse_params;
 
 /// Every prompt a server offers, by name.
 #[derive(Default)]

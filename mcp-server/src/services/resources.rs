@@ -17,7 +17,7 @@ use crate::resource::{
     ProviderEntry, ReadFn, Resource, ResourceEntry, ResourceRequest, ResourceTemplate,
     TemplateEntry,
 };
-use crate::session::parse_params;
+use crate::router::parse_params;
 
 /// Every resource, template and provider a server offers.
 #[derive(Default)]

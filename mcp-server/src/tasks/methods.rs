@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::store::{TaskChange, TaskOutcome, TaskRecord, TaskStoreError};
 use super::Tasks;
 use crate::error::ServerError;
-use crate::session::parse_params;
+use crate::router::parse_params;
 use crate::shared::BusEvent;
 
 /// The task methods, both flavours.
