@@ -9,7 +9,8 @@
 #   bench/scale_sessions.sh                       3 interleaved rounds
 #   ROUNDS=1 N=4000 bench/scale_sessions.sh       smaller
 #   WEATHER=path/to/weather-server MCPBENCH=path/to/mcpbench bench/scale_sessions.sh
-# Needs: a release weather-server (cargo build --release -p weather-server), mcpbench
+# Needs: a release weather-server with Redis support (cargo build --release -p weather-server
+# --features redis), mcpbench
 # (bench/harness, built by bench/run.sh or: cargo build --release --manifest-path
 # bench/harness/Cargo.toml -p mcpbench), redis-server, and nginx (scripts/nginx.sh installs it).
 # Nothing in `cargo test` runs this script.

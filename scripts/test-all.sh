@@ -18,6 +18,9 @@ export MCP_PANIC_ISOLATION_BIN
 MCP_PANIC_ISOLATION_BIN="$(dirname "$static_server")/examples/panic_isolation"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+# weather-server's Redis support (the `redis` feature, off in the default build): the replica
+# tests behind nginx with the machine's Redis, and the unit tests with the feature on.
+cargo test -p weather-server --features redis --bin weather-server --test scale_out --test scale_sessions
 # OTLP export (the `otlp` feature, off by default): the audit log, and one `mcp call` through
 # `mcp proxy` into weather-server arriving as one connected trace at a receiver in the test.
 cargo test -p mcp-cli --features otlp --test proxy_observability

@@ -232,15 +232,13 @@ async fn run(args: Args) -> ExitCode {
         Provider::embedded(args.clock)
     };
     let mut builder = weather::builder(provider.clone());
-    if let Some(config) = args.replicas.redis() {
-        match mcp_server_redis::RedisBackend::open(config) {
-            Ok(backend) => builder = builder.shared_state(backend),
-            Err(e) => {
-                eprintln!("weather-server: {e}");
-                return ExitCode::from(2);
-            }
+    builder = match args.replicas.share_state(builder) {
+        Ok(builder) => builder,
+        Err(e) => {
+            eprintln!("weather-server: {e}");
+            return ExitCode::from(2);
         }
-    }
+    };
     match args.replicas.state_key() {
         Ok(Some(key)) => builder = builder.request_state_key(key),
         Ok(None) => {}

@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use mcp_server::ServerBuilder;
+#[cfg(feature = "redis")]
 use mcp_server_redis::RedisConfig;
 
 /// The shortest state key accepted, in bytes.
@@ -65,7 +67,35 @@ impl ReplicaArgs {
         self
     }
 
+    /// `builder` with the shared state the arguments ask for: the Redis a URL was given for (with
+    /// the `redis` feature), else the builder as it was (state in this process).
+    pub fn share_state<S>(&self, builder: ServerBuilder<S>) -> Result<ServerBuilder<S>, String>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        if self.redis_url.is_none() {
+            return Ok(builder);
+        }
+        #[cfg(feature = "redis")]
+        {
+            let config = self.redis().ok_or("no Redis URL")?;
+            let backend =
+                mcp_server_redis::RedisBackend::open(config).map_err(|e| e.to_string())?;
+            Ok(builder.shared_state(backend))
+        }
+        #[cfg(not(feature = "redis"))]
+        {
+            let _ = builder;
+            Err(
+                "--redis (or MCP_REDIS_URL) needs Redis support, which this build leaves out; \
+                 build with `cargo build --release -p weather-server --features redis`"
+                    .into(),
+            )
+        }
+    }
+
     /// Where shared state lives: the Redis a URL was given for, else (`None`) this process.
+    #[cfg(feature = "redis")]
     pub fn redis(&self) -> Option<RedisConfig> {
         let url = self.redis_url.as_ref()?;
         let mut config = RedisConfig::new(url.clone())
@@ -146,6 +176,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
     }
 
+    #[cfg(feature = "redis")]
     #[test]
     fn the_session_lease_is_seconds_and_zero_turns_it_off() {
         let mut args = ReplicaArgs::default();
@@ -162,6 +193,7 @@ mod tests {
         assert_eq!(c.session_lease, Duration::from_secs(1));
     }
 
+    #[cfg(feature = "redis")]
     #[test]
     fn the_command_line_wins_over_the_environment() {
         let mut args = ReplicaArgs::default();
@@ -176,5 +208,19 @@ mod tests {
         assert_eq!(c.url, "redis://a:1");
         assert_eq!(c.key_prefix, "p:");
         assert!(ReplicaArgs::default().with_env(|_| None).redis().is_none());
+    }
+
+    /// Without the `redis` feature, asking for Redis is a clear error, not a silent
+    /// in-process server.
+    #[cfg(not(feature = "redis"))]
+    #[test]
+    fn redis_without_the_feature_says_how_to_build_it() {
+        let mut args = ReplicaArgs::default();
+        assert!(args.take("--redis", || Ok("redis://a:1".into())).unwrap());
+        let builder = mcp_server::Server::builder("w", "1");
+        let error = args.share_state(builder).err().expect("refused");
+        assert!(error.contains("--features redis"), "{error}");
+        let builder = mcp_server::Server::builder("w", "1");
+        assert!(ReplicaArgs::default().share_state(builder).is_ok());
     }
 }
