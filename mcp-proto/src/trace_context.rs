@@ -134,8 +134,8 @@ impl TraceContext {
 
     /// Reads the context from a request's raw params (`_meta.traceparent`, `_meta.tracestate`).
     /// A fast path: params that certainly have no `traceparent` key (see
-    /// [`KeySearch`](crate::json_text::KeySearch)) are not parsed at all; its slow twin is
-    /// [`from_params_parsed`](Self::from_params_parsed), and `fuzz-checks` requires both to agree.
+    /// `json_text::KeySearch`) are not parsed at all; its slow twin is `from_params_parsed`,
+    /// and `fuzz-checks` requires both to agree.
     pub fn from_params(params: Option<&RawJson>) -> Option<Self> {
         let raw = params?.get();
         // Built once: building a searcher costs more than a search of a small request.

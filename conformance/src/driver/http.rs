@@ -422,7 +422,7 @@ pub fn modern_headers(message: &Value) -> Vec<(String, String)> {
 /// Handles one POST answer: stores the session id and version of an initialize answer, hands
 /// JSON bodies and SSE data to the session.
 /// The `error.data` key of the reply the driver makes up for an HTTP rejection without a
-/// JSON-RPC body (see [`answer`]); its value is the HTTP status.
+/// JSON-RPC body (see `answer`); its value is the HTTP status.
 pub const HTTP_REJECTION: &str = "dev.conformance/httpStatus";
 
 async fn answer(
