@@ -3,7 +3,7 @@
 //! The runner drives servers at the wire level, not through a client library: it sends exact
 //! (sometimes malformed) bytes and observes exactly what comes back, or that nothing does.
 //!
-//! - [`driver`]: transports and sessions: stdio, Streamable HTTP and legacy HTTP+SSE behind
+//! - [`driver`]: transports and sessions: stdio, Streamable HTTP and HTTP+SSE behind
 //!   [`driver::Transport`] and [`driver::Connector`].
 //! - [`case`](mod@case): what a case is (id, versions, spec section, MUST/SHOULD) and its outcome.
 //! - [`cases`]: the cases, one module per area of the specification.
@@ -19,7 +19,7 @@
 //! mcp-conformance --format junit stdio -- ... > conformance.xml
 //! mcp-conformance http http://127.0.0.1:8080/mcp      # Streamable HTTP, plus the http.* cases
 //! mcp-conformance --header 'Authorization: Bearer T' http URL
-//! mcp-conformance sse http://127.0.0.1:8080/sse       # legacy HTTP+SSE, plus the sse.* cases
+//! mcp-conformance sse http://127.0.0.1:8080/sse       # HTTP+SSE, plus the sse.* cases
 //! mcp-conformance --list                              # the cases, levels and versions
 //! mcp-conformance                                     # this workspace's weather-server
 //! ```

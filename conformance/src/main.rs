@@ -3,7 +3,7 @@
 //! ```text
 //! mcp-conformance [OPTIONS] stdio -- COMMAND ARGS...
 //! mcp-conformance [OPTIONS] http URL      (Streamable HTTP, e.g. http://127.0.0.1:8080/mcp)
-//! mcp-conformance [OPTIONS] sse URL       (legacy HTTP+SSE, e.g. http://127.0.0.1:8080/sse)
+//! mcp-conformance [OPTIONS] sse URL       (HTTP+SSE, e.g. http://127.0.0.1:8080/sse)
 //! mcp-conformance [OPTIONS]               (this workspace's weather-server over stdio)
 //! ```
 //!

@@ -1,5 +1,5 @@
 //! The runner against this workspace's weather-server over stdio, Streamable HTTP
-//! (`http://127.0.0.1:PORT/mcp`) and legacy SSE (`http://127.0.0.1:PORT/sse`): no case fails,
+//! (`http://127.0.0.1:PORT/mcp`) and HTTP+SSE (`http://127.0.0.1:PORT/sse`): no case fails,
 //! the slow-tool cases pass on its `watch_weather` fixture, the task cases on `climate_report`,
 //! and the only skips are `completion.undeclared`, which does not apply to a server that
 //! declares completions, and `tasks.required-without-task` (no required-task tool).

@@ -159,7 +159,7 @@ pub enum Command {
     },
     /// Serves every server of the hub as one MCP server under the exposed names.
     Proxy {
-        /// Serve Streamable HTTP (and legacy SSE) on this address, e.g. 127.0.0.1:8080.
+        /// Serve Streamable HTTP (and HTTP+SSE) on this address, e.g. 127.0.0.1:8080.
         #[arg(long, value_name = "ADDR", conflicts_with = "stdio")]
         http: Option<String>,
         /// Serve over stdin/stdout (the default).

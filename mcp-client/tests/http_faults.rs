@@ -1,4 +1,4 @@
-//! The Streamable HTTP and legacy SSE client transports against a small scripted hyper server
+//! The Streamable HTTP and HTTP+SSE client transports against a small scripted hyper server
 //! that misbehaves on purpose: error statuses, dropped streams with and without event ids,
 //! expired sessions, a GET stream offered or refused, an unreachable server, and checks of the
 //! headers the client sends (session id, protocol version, custom headers, `Last-Event-ID`).
@@ -21,7 +21,7 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_client::http::{
-    self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
+    self, HttpClientConfig, HttpFlavor, HttpSseTransport, StreamableHttpTransport,
 };
 use mcp_proto::peer::{PeerError, RequestOptions};
 use serde_json::{json, Value};
@@ -748,7 +748,7 @@ async fn an_unreachable_server_fails_initialize_at_once() {
     let error = bounded(
         5,
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(url(port, "/sse"))),
+        HttpSseTransport::connect(HttpClientConfig::new(url(port, "/sse"))),
     )
     .await
     .err()
@@ -773,14 +773,14 @@ async fn invalid_urls_and_headers_are_refused_up_front() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse_posts_to_the_announced_endpoint() {
+async fn http_sse_posts_to_the_announced_endpoint() {
     let (state, port) = serve(Script {
         legacy_endpoint: "/legacy-post?sessionId=abc".into(),
         ..Script::default()
     })
     .await;
     let config = HttpClientConfig::new(url(port, "/legacy")).header("X-Api-Key", "k1");
-    let transport = bounded(5, "connect", LegacySseTransport::connect(config))
+    let transport = bounded(5, "connect", HttpSseTransport::connect(config))
         .await
         .expect("connect");
     assert_eq!(
@@ -807,7 +807,7 @@ async fn legacy_sse_posts_to_the_announced_endpoint() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse_refuses_an_endpoint_on_another_origin() {
+async fn http_sse_refuses_an_endpoint_on_another_origin() {
     let (_state, port) = serve(Script {
         legacy_endpoint: "http://evil.example/steal".into(),
         ..Script::default()
@@ -816,7 +816,7 @@ async fn legacy_sse_refuses_an_endpoint_on_another_origin() {
     let error = bounded(
         5,
         "connect",
-        LegacySseTransport::connect(HttpClientConfig::new(url(port, "/legacy"))),
+        HttpSseTransport::connect(HttpClientConfig::new(url(port, "/legacy"))),
     )
     .await
     .err()
@@ -825,7 +825,7 @@ async fn legacy_sse_refuses_an_endpoint_on_another_origin() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse_post_errors_fail_the_call_and_stream_end_closes() {
+async fn http_sse_post_errors_fail_the_call_and_stream_end_closes() {
     let (state, port) = serve(Script {
         legacy_endpoint: "/legacy-post-fails".into(),
         ..Script::default()
@@ -834,7 +834,7 @@ async fn legacy_sse_post_errors_fail_the_call_and_stream_end_closes() {
     let transport = bounded(
         5,
         "connect",
-        LegacySseTransport::connect(HttpClientConfig::new(url(port, "/legacy"))),
+        HttpSseTransport::connect(HttpClientConfig::new(url(port, "/legacy"))),
     )
     .await
     .expect("connect");
@@ -886,7 +886,7 @@ async fn auto_falls_back_on_400_404_405_only() {
         )
         .await;
         assert!(answer.is_ok(), "{status}: {answer:?}");
-        assert_eq!(flavor.get(), Some(HttpFlavor::LegacySse), "{status}");
+        assert_eq!(flavor.get(), Some(HttpFlavor::HttpSse), "{status}");
         peer.close();
     }
     // 500 is not a reason to fall back: the error is reported.
@@ -952,7 +952,7 @@ async fn legacy_and_fallback_failures_name_the_status_and_url() {
     let error = bounded(
         5,
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(url(port, "/nowhere"))),
+        HttpSseTransport::connect(HttpClientConfig::new(url(port, "/nowhere"))),
     )
     .await
     .err()

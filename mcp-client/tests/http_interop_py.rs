@@ -6,7 +6,7 @@
 mod support;
 
 use mcp_client::http::{
-    self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
+    self, HttpClientConfig, HttpFlavor, HttpSseTransport, StreamableHttpTransport,
 };
 use mcp_proto::jsonrpc;
 use mcp_proto::peer::{PeerHandle, Progress, RequestOptions};
@@ -97,14 +97,14 @@ async fn python_streamable_http_with_json_answers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn python_legacy_sse() {
+async fn python_http_sse() {
     let Some(server) = py_server("sse").await else {
         return;
     };
     let transport = bounded(
         10,
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
+        HttpSseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
     )
     .await
     .expect("the endpoint event arrives");
@@ -128,7 +128,7 @@ async fn python_auto_falls_back_to_sse() {
     let flavor = transport.flavor();
     let (peer, _) = start(transport);
     handshake(&peer, "2025-11-25").await;
-    assert_eq!(flavor.get(), Some(HttpFlavor::LegacySse));
+    assert_eq!(flavor.get(), Some(HttpFlavor::HttpSse));
     exercise(&peer).await;
     peer.close();
     bounded(10, "close", peer.closed()).await;

@@ -1,12 +1,12 @@
 //! The HTTP client transports against a real TypeScript-SDK server (`@modelcontextprotocol/sdk`
 //! 1.32.2, `tests/interop/http_ts_server.cjs`): Streamable HTTP with sessions and resumption,
-//! legacy SSE, and the automatic fallback between them.
+//! HTTP+SSE, and the automatic fallback between them.
 
 #[path = "interop/http_support.rs"]
 mod support;
 
 use mcp_client::http::{
-    self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
+    self, HttpClientConfig, HttpFlavor, HttpSseTransport, StreamableHttpTransport,
 };
 use mcp_proto::jsonrpc;
 use mcp_proto::peer::{Progress, RequestOptions};
@@ -176,14 +176,14 @@ async fn streamable_http_expiry_is_an_error_when_reinit_is_off() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse_handshake_and_call() {
+async fn http_sse_handshake_and_call() {
     let Some(server) = ts_server().await else {
         return;
     };
     let transport = bounded(
         10,
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
+        HttpSseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
     )
     .await
     .expect("the endpoint event arrives");
@@ -226,7 +226,7 @@ async fn auto_uses_streamable_http_when_offered() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn auto_falls_back_to_legacy_sse_on_405() {
+async fn auto_falls_back_to_http_sse_on_405() {
     let Some(server) = ts_server().await else {
         return;
     };
@@ -238,10 +238,10 @@ async fn auto_falls_back_to_legacy_sse_on_405() {
     let (peer, _) = start(transport);
     let init = handshake(&peer, "2025-11-25").await;
     assert_eq!(init["serverInfo"]["name"], "ts-http-interop");
-    assert_eq!(flavor.get(), Some(HttpFlavor::LegacySse));
+    assert_eq!(flavor.get(), Some(HttpFlavor::HttpSse));
     let sum = bounded(10, "add", call_tool(&peer, "add", json!({"a": 3, "b": 4})))
         .await
-        .expect("add over legacy SSE");
+        .expect("add over HTTP+SSE");
     assert_eq!(first_text(&sum), "7");
     peer.close();
     bounded(10, "close", peer.closed()).await;

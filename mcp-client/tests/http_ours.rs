@@ -1,5 +1,5 @@
 //! Our client against our server over HTTP, on 127.0.0.1 port 0: Streamable HTTP with sessions
-//! and stateless, legacy SSE (directly and by fallback from `connect_auto`), resumption of a
+//! and stateless, HTTP+SSE (directly and by fallback from `connect_auto`), resumption of a
 //! dropped SSE answer with `Last-Event-ID`, re-initialization after a session expires, and the
 //! HTTP error statuses our server sends as our client reports them.
 //!
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_client::http::{
-    self, HttpClientConfig, HttpFlavor, LegacySseTransport, StreamableHttpTransport,
+    self, HttpClientConfig, HttpFlavor, HttpSseTransport, StreamableHttpTransport,
 };
 use mcp_client::{CallOptions, Client, ClientError, ClientOptions, Negotiation, ServerEvent};
 use mcp_proto::schema::CallToolResult;
@@ -278,11 +278,11 @@ async fn stateless_handshake_and_calls() {
 }
 
 #[tokio::test]
-async fn legacy_sse_direct() {
+async fn http_sse_direct() {
     let (http, base) = serve(HttpConfig::default()).await;
     let transport = bounded(
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(format!("{base}/sse"))),
+        HttpSseTransport::connect(HttpClientConfig::new(format!("{base}/sse"))),
     )
     .await
     .expect("endpoint event");
@@ -307,7 +307,7 @@ async fn legacy_sse_direct() {
 }
 
 #[tokio::test]
-async fn auto_falls_back_to_legacy_sse() {
+async fn auto_falls_back_to_http_sse() {
     // The Streamable endpoint lives elsewhere; the client is given the SSE URL, whose POST
     // fails, so it GETs it and finds an `endpoint` event.
     let config = HttpConfig {
@@ -323,7 +323,7 @@ async fn auto_falls_back_to_legacy_sse() {
     let client = bounded("handshake", Client::connect(transport, legacy()))
         .await
         .expect("handshake after fallback");
-    assert_eq!(flavor.get(), Some(HttpFlavor::LegacySse));
+    assert_eq!(flavor.get(), Some(HttpFlavor::HttpSse));
     exercise(&client).await;
     let sent = tap.sent();
     assert!(

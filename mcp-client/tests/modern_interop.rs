@@ -458,8 +458,8 @@ async fn http_auto_falls_back_to_2025_servers() {
         );
         bounded(10, "close", client.close()).await;
     }
-    // The legacy SSE transport itself refuses the 2026-07-28 probe, so auto takes `initialize`.
-    let sse = http::LegacySseTransport::connect(HttpClientConfig::new(ts.url("/sse")))
+    // The HTTP+SSE transport itself refuses the 2026-07-28 probe, so auto takes `initialize`.
+    let sse = http::HttpSseTransport::connect(HttpClientConfig::new(ts.url("/sse")))
         .await
         .expect("the SSE endpoint");
     let client = bounded(
@@ -468,7 +468,7 @@ async fn http_auto_falls_back_to_2025_servers() {
         Client::connect(sse, options(Negotiation::Auto)),
     )
     .await
-    .expect("connects over legacy SSE");
+    .expect("connects over HTTP+SSE");
     assert_eq!(client.era(), Era::Legacy);
     assert_eq!(
         call_text(&client, "add", json!({"a": 1, "b": 2})).await,

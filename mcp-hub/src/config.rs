@@ -71,7 +71,7 @@ pub enum TransportConfig {
         /// Its working directory.
         cwd: Option<PathBuf>,
     },
-    /// The legacy HTTP+SSE transport (2024-11-05).
+    /// The HTTP+SSE transport (2024-11-05).
     Sse {
         /// The SSE endpoint.
         url: String,

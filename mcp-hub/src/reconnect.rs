@@ -1,7 +1,7 @@
 //! Reconnecting remote (HTTP) servers after a drop: exponential backoff with jitter, the state
 //! shown in `mcp servers` ("reconnecting (attempt 3, next in 4 s)") and told as [`HubEvent`]s.
 //!
-//! A remote server is watched once it has connected: when its connection ends (a legacy SSE
+//! A remote server is watched once it has connected: when its connection ends (a HTTP+SSE
 //! stream drops) or a call through the hub fails for want of a connection and a ping confirms
 //! it, the hub connects it anew, waiting [`ReconnectPolicy::delay`] before each attempt, and
 //! swaps the new connection in (lists fetched again) when one succeeds. stdio servers are

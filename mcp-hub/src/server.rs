@@ -12,7 +12,7 @@ use tokio::task::AbortHandle;
 use super::config::{ServerConfig, TransportConfig};
 use super::reconnect::{describe_wait, HubEvent, ReconnectPolicy};
 use super::HubOptions;
-use mcp_client::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
+use mcp_client::http::{HttpClientConfig, HttpSseTransport, StreamableHttpTransport};
 use mcp_client::{Client, ClientError, ClientOptions, ServerEvent, StdioServerConfig};
 
 /// Tells whoever follows the hub (the proxy) that some server's lists changed: a counter
@@ -489,7 +489,7 @@ async fn connect(config: &ServerConfig, options: &HubOptions) -> Result<Client, 
         }
         TransportConfig::Sse { url, headers } => {
             let http = with_oauth(http_config(url, headers), config, options)?;
-            let transport = LegacySseTransport::connect(http)
+            let transport = HttpSseTransport::connect(http)
                 .await
                 .map_err(|e| format!("{url}: {e}"))?;
             Client::connect(transport, client_options)

@@ -1,4 +1,4 @@
-//! The hub over real servers: weather-server (always, also over Streamable HTTP and legacy SSE),
+//! The hub over real servers: weather-server (always, also over Streamable HTTP and HTTP+SSE),
 //! a misconfigured entry that fails alone and a disabled one. A server whose tool list changes,
 //! followed by the hub and its proxy, is in mcp-cli's `tests/proxy.rs`.
 
@@ -263,7 +263,7 @@ async fn reload_restarts_only_changed_servers() {
 }
 
 #[tokio::test]
-async fn weather_server_over_streamable_http_and_legacy_sse() {
+async fn weather_server_over_streamable_http_and_http_sse() {
     use tokio::io::AsyncBufReadExt;
     let mut child = tokio::process::Command::new(hub_support::weather_server())
         .args(["--http", "127.0.0.1:0", "--clock", hub_support::CLOCK])

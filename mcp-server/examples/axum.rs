@@ -4,7 +4,7 @@
 //! caller's identity to the tools through a request extension (`Context::auth`).
 //!
 //! `cargo run -p mcp-server --example axum`, then connect an MCP client to
-//! `http://127.0.0.1:3000/mcp` (legacy SSE clients: `http://127.0.0.1:3000/mcp/sse`) with
+//! `http://127.0.0.1:3000/mcp` (HTTP+SSE clients: `http://127.0.0.1:3000/mcp/sse`) with
 //! `Authorization: Bearer alice-token`. Ctrl-C shuts the app down gracefully, MCP streams
 //! included. `tests/axum_mount.rs` runs this same app.
 

@@ -1,5 +1,5 @@
 //! Build an MCP server from tools, resources, resource templates and prompts, and serve it
-//! over stdio, Streamable HTTP or legacy SSE (and, through [`Server::serve`], over any
+//! over stdio, Streamable HTTP or HTTP+SSE (and, through [`Server::serve`], over any
 //! `mcp_proto` transport). Over HTTP it listens on its own ([`Server::serve_http`]) or is a
 //! tower service an axum or hyper app mounts beside its routes ([`Server::http_service`],
 //! `examples/axum.rs`).

@@ -313,7 +313,7 @@ impl Server {
         self.serve_session(transport, None)
     }
 
-    /// Binds `addr` and serves this server over Streamable HTTP (and legacy SSE, as `config`
+    /// Binds `addr` and serves this server over Streamable HTTP (and HTTP+SSE, as `config`
     /// says), one session per client; see [`http::bind`](crate::http::bind).
     pub async fn serve_http<A: tokio::net::ToSocketAddrs + std::fmt::Debug>(
         &self,
@@ -375,7 +375,7 @@ impl Server {
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
-    /// This server over Streamable HTTP and legacy SSE as a tower `Service`, for a host app to
+    /// This server over Streamable HTTP and HTTP+SSE as a tower `Service`, for a host app to
     /// mount beside its own routes (axum's `Router::nest_service("/mcp", …)` with
     /// [`HttpConfig::nested`](crate::http::HttpConfig::nested)); see
     /// [`http::HttpService`](crate::http::HttpService). Must be called inside a tokio runtime.

@@ -1,9 +1,9 @@
 //! `examples/axum.rs` as it is (its router, middleware and shutdown, included below), on
 //! 127.0.0.1 port 0: the app's own routes beside MCP at `/mcp`; its bearer middleware (401
 //! without a token, the identity reaching the tool through `Context::auth`); our own client over
-//! the 2025 handshake, 2026-07-28 and legacy SSE under the prefix; the DNS-rebinding guard, body
+//! the 2025 handshake, 2026-07-28 and HTTP+SSE under the prefix; the DNS-rebinding guard, body
 //! limit and session binding holding mounted; and the app's graceful shutdown ending open MCP
-//! streams. The official TypeScript SDK clients (v1: Streamable HTTP and legacy SSE; v2:
+//! streams. The official TypeScript SDK clients (v1: Streamable HTTP and HTTP+SSE; v2:
 //! 2026-07-28) drive it too, through `tests/interop/axum_ts_client.mjs`, when
 //! `scripts/interop-setup.sh` installed them (else they skip, unless `MCP_INTEROP_REQUIRED=1`).
 
@@ -19,7 +19,7 @@ use std::path::Path;
 use http_common::{
     initialize, interop_env, read_head, request, run_driver_command, Reply, SseReader, WAIT,
 };
-use mcp_client::http::{HttpClientConfig, LegacySseTransport, StreamableHttpTransport};
+use mcp_client::http::{HttpClientConfig, HttpSseTransport, StreamableHttpTransport};
 use mcp_client::{Client, ClientOptions, Negotiation};
 use mcp_proto::version::ProtocolVersion;
 use serde_json::{json, Value};
@@ -174,14 +174,14 @@ async fn our_client_in_the_2026_era() {
 }
 
 #[tokio::test]
-async fn our_client_over_legacy_sse_under_the_prefix() {
+async fn our_client_over_http_sse_under_the_prefix() {
     let app = App::start().await;
     let transport = bounded(
         "the endpoint event",
-        LegacySseTransport::connect(client_config(app.url("/mcp/sse"), "alice-token")),
+        HttpSseTransport::connect(client_config(app.url("/mcp/sse"), "alice-token")),
     )
     .await
-    .expect("legacy SSE");
+    .expect("HTTP+SSE");
     // The service saw `/sse`; the endpoint it announced carries the mount path.
     assert_eq!(transport.endpoint().path(), "/mcp/messages");
     let options = ClientOptions::new().with_negotiation(Negotiation::Legacy);
@@ -251,7 +251,7 @@ async fn guards_and_limits_hold_mounted() {
 #[tokio::test]
 async fn the_apps_graceful_shutdown_ends_open_mcp_streams() {
     let app = App::start().await;
-    // A legacy SSE stream stays open until the server ends it.
+    // A HTTP+SSE stream stays open until the server ends it.
     let mut stream = SseReader::open(
         app.addr,
         "GET",
@@ -314,7 +314,7 @@ async fn typescript_v1_client_over_streamable_http() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typescript_v1_client_over_legacy_sse() {
+async fn typescript_v1_client_over_http_sse() {
     typescript("sse", "/mcp/sse").await;
 }
 

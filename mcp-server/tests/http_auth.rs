@@ -1,5 +1,5 @@
 //! Bearer authorization on the HTTP transports over a real socket, with a real `Server`: the
-//! verified identity reaches handlers through `Context::auth` in both eras and on legacy SSE,
+//! verified identity reaches handlers through `Context::auth` in both eras and on HTTP+SSE,
 //! a session stays bound to its principal, per-tool scopes give 403 `insufficient_scope`, and
 //! the protected-resource metadata is served at both well-known URIs.
 
@@ -267,7 +267,7 @@ async fn stateless_mode_and_metadata() {
 }
 
 #[tokio::test]
-async fn legacy_sse_is_protected_and_bound() {
+async fn http_sse_is_protected_and_bound() {
     let server = start_protected(false).await;
     let addr = server.local_addr();
     let refused = request(addr, "GET", "/sse", &[("Accept", "text/event-stream")], b"").await;

@@ -1,6 +1,6 @@
 //! Interop: the official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2) against our
 //! server, over Streamable HTTP (with and without the server closing streams early) and over
-//! the legacy HTTP+SSE transport; and the official Python SDK client over both. Needs
+//! the HTTP+SSE transport; and the official Python SDK client over both. Needs
 //! `scripts/interop-setup.sh`; skipped when `MCP_INTEROP_NODE_MODULES` / `MCP_INTEROP_PYTHON`
 //! is unset unless `MCP_INTEROP_REQUIRED=1`.
 
@@ -64,7 +64,7 @@ async fn ts_sdk_streamable_http_client_resumes_closed_streams() {
 }
 
 #[tokio::test]
-async fn ts_sdk_legacy_sse_client() {
+async fn ts_sdk_http_sse_client() {
     let Some(nm) = node_modules() else { return };
     let server = start(HttpConfig::default()).await;
     let url = format!("http://{}/sse", server.local_addr());
@@ -91,7 +91,7 @@ async fn python_sdk_streamable_http_client() {
 }
 
 #[tokio::test]
-async fn python_sdk_legacy_sse_client() {
+async fn python_sdk_http_sse_client() {
     let Some(python) = interop_env("MCP_INTEROP_PYTHON") else {
         return;
     };

@@ -1,7 +1,7 @@
 //! The sample MCP weather server, built only on the public API of `mcp-server`.
 //!
 //! stdio by default (a child of any MCP client); `--http ADDR` serves Streamable HTTP at `/mcp`
-//! and legacy SSE at `/sse`. Logs go to stderr.
+//! and HTTP+SSE at `/sse`. Logs go to stderr.
 
 #![forbid(unsafe_code)]
 
@@ -30,7 +30,7 @@ USAGE:
     weather-server [OPTIONS]
 
 OPTIONS:
-    --http ADDR             Serve Streamable HTTP at /mcp and legacy SSE at /sse on ADDR
+    --http ADDR             Serve Streamable HTTP at /mcp and HTTP+SSE at /sse on ADDR
                             (e.g. 127.0.0.1:8080) instead of stdio
     --stateless             With --http: no sessions; every POST is served on its own
     --auth-issuer URL       With --http: run protected (OAuth 2.1 resource server); accept JWT
@@ -290,7 +290,7 @@ async fn run(args: Args) -> ExitCode {
         }
     };
     eprintln!(
-        "weather-server: serving Streamable HTTP at http://{0}/mcp and legacy SSE at http://{0}/sse",
+        "weather-server: serving Streamable HTTP at http://{0}/mcp and HTTP+SSE at http://{0}/sse",
         http.local_addr()
     );
     wait_for_shutdown_signal().await;

@@ -1,5 +1,5 @@
 //! The weather server over HTTP, driven by our `Client`: Streamable HTTP with sessions,
-//! stateless Streamable HTTP, and legacy HTTP+SSE at `/sse`; subscriptions over a session;
+//! stateless Streamable HTTP, and HTTP+SSE at `/sse`; subscriptions over a session;
 //! the `Host` check.
 
 mod common;
@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::suite::{self, call};
 use common::{bounded, first_text, HttpServer, SHENZHEN_PREFIX};
 use mcp_client::http::StreamableHttpTransport;
-use mcp_client::http::{self, HttpClientConfig, HttpFlavor, LegacySseTransport};
+use mcp_client::http::{self, HttpClientConfig, HttpFlavor, HttpSseTransport};
 use mcp_client::{Client, ClientOptions};
 use serde_json::json;
 
@@ -58,17 +58,17 @@ async fn legacy(server: &HttpServer) -> Client {
     let transport = bounded(
         20,
         "legacy connect",
-        LegacySseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
+        HttpSseTransport::connect(HttpClientConfig::new(server.url("/sse"))),
     )
     .await
     .expect("the endpoint event arrives");
     bounded(20, "connect", Client::connect(transport, options()))
         .await
-        .expect("handshake over legacy SSE")
+        .expect("handshake over HTTP+SSE")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse() {
+async fn http_sse() {
     let server = HttpServer::start(&[]).await;
     let client = legacy(&server).await;
     suite::check_everything(&client).await;
@@ -77,7 +77,7 @@ async fn legacy_sse() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_sse_subscriptions() {
+async fn http_sse_subscriptions() {
     let server = HttpServer::start(&["--update-interval", "0.3"]).await;
     let client = legacy(&server).await;
     suite::check_subscription(&client).await;

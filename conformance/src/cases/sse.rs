@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE transport (ids `sse.*`): the `endpoint` event and the POST flow. They
+//! The HTTP+SSE transport (ids `sse.*`): the `endpoint` event and the POST flow. They
 //! apply to `sse` targets only.
 
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! for every transport.
 //!
 //! [`stdio`] runs a child process; [`http`] POSTs every frame to a Streamable HTTP endpoint and
-//! pushes JSON answers and SSE `data` fields into the frame channel; [`sse`] speaks the legacy
+//! pushes JSON answers and SSE `data` fields into the frame channel; [`sse`] speaks the
 //! HTTP+SSE transport (GET the stream, POST to its `endpoint`).
 
 use std::future::Future;
@@ -68,7 +68,7 @@ pub enum Kind {
     Stdio,
     /// Streamable HTTP at one endpoint.
     Http(http::HttpTarget),
-    /// The legacy HTTP+SSE transport (2024-11-05).
+    /// The HTTP+SSE transport (2024-11-05).
     Sse(sse::SseTarget),
 }
 

@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE driver (2024-11-05): GET the URL, wait for the `endpoint` event, resolve
+//! The HTTP+SSE driver (2024-11-05): GET the URL, wait for the `endpoint` event, resolve
 //! it against the URL, POST every frame there and read the answers from the stream.
 
 use std::sync::{Arc, Mutex};
@@ -13,7 +13,7 @@ use super::http::{media_type, parse_url, pump_sse, read_body, HttpClient};
 use super::{BoxFuture, Connector, Frame, Journal, Kind, Session, Transport};
 use crate::error::Error;
 
-/// A legacy SSE endpoint (`http://127.0.0.1:PORT/sse`).
+/// A HTTP+SSE endpoint (`http://127.0.0.1:PORT/sse`).
 #[derive(Clone, Debug)]
 pub struct SseTarget {
     /// The stream's URL.

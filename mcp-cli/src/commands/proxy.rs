@@ -1,6 +1,6 @@
 //! `mcp proxy [--http ADDR | --stdio] [--tool-search]`: serves the whole hub as one MCP server
 //! under the exposed names (or, with `--tool-search`, as `search_tools` and `call_tool`), over
-//! stdio (the default) or Streamable HTTP plus legacy SSE.
+//! stdio (the default) or Streamable HTTP plus HTTP+SSE.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -73,7 +73,7 @@ pub async fn proxy(
         }
     };
     eprintln!(
-        "mcp proxy: serving Streamable HTTP at http://{0}/mcp and legacy SSE at http://{0}/sse",
+        "mcp proxy: serving Streamable HTTP at http://{0}/mcp and HTTP+SSE at http://{0}/sse",
         http.local_addr()
     );
     // A signal stops the HTTP server and closes the hub (`interrupt::run`).

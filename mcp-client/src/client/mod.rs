@@ -393,7 +393,7 @@ impl Client {
         }
     }
 
-    /// Waits until the connection is gone: the server or the network closed it (a legacy SSE
+    /// Waits until the connection is gone: the server or the network closed it (a HTTP+SSE
     /// stream dropped, a child exited), the restart policy gave up, or the client was closed.
     /// A stdio server with a restart policy is usually started again right after. A
     /// Streamable HTTP connection has no stream to lose: its calls fail instead.

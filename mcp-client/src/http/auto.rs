@@ -1,4 +1,4 @@
-//! The automatic choice between Streamable HTTP and legacy HTTP+SSE, as the spec's
+//! The automatic choice between Streamable HTTP and HTTP+SSE, as the spec's
 //! backwards-compatibility section describes: POST the `initialize` request to the URL; if the
 //! server answers 400, 404 or 405, GET the same URL, expect an `endpoint` event and carry on
 //! (initialize included) over the legacy transport.
@@ -13,8 +13,8 @@ use std::sync::{Arc, OnceLock};
 use mcp_proto::peer::{Intent, MessageSink, Outgoing, Transport};
 
 use super::error::HttpError;
+use super::http_sse::HttpSseSink;
 use super::inbox::{HttpSource, Inbox};
-use super::legacy_sse::LegacySseSink;
 use super::outgoing::{encode, Kind};
 use super::streamable::{Probe, StreamableHttpSink, StreamableHttpTransport};
 use super::HttpClientConfig;
@@ -24,11 +24,11 @@ use super::HttpClientConfig;
 pub enum HttpFlavor {
     /// Streamable HTTP (2025-03-26 and later).
     Streamable,
-    /// The legacy HTTP+SSE transport (2024-11-05).
-    LegacySse,
+    /// The HTTP+SSE transport (2024-11-05).
+    HttpSse,
 }
 
-/// A transport that speaks Streamable HTTP, or legacy SSE when the server turns out to be old.
+/// A transport that speaks Streamable HTTP, or HTTP+SSE when the server turns out to be old.
 pub struct AutoTransport {
     source: HttpSource,
     sink: AutoSink,
@@ -45,7 +45,7 @@ impl FlavorHandle {
     }
 }
 
-/// Prepares a transport for `config.url` that picks Streamable HTTP or legacy SSE when the
+/// Prepares a transport for `config.url` that picks Streamable HTTP or HTTP+SSE when the
 /// client's `initialize` goes out. Fails only on an unusable URL or header.
 pub async fn connect_auto(config: HttpClientConfig) -> Result<AutoTransport, HttpError> {
     let (source, streamable) = StreamableHttpTransport::parts(config.clone())?;
@@ -79,9 +79,9 @@ enum Mode {
     Undecided(StreamableHttpSink),
     /// Streamable HTTP it is.
     Streamable(StreamableHttpSink),
-    /// Legacy SSE; the streamable sink is kept only because it shares the inbox.
+    /// HTTP+SSE; the streamable sink is kept only because it shares the inbox.
     Legacy {
-        sink: LegacySseSink,
+        sink: HttpSseSink,
         _inbox_owner: StreamableHttpSink,
     },
     /// Between two modes (only while a send is switching).
@@ -131,16 +131,16 @@ impl MessageSink for AutoSink {
             }
             Probe::Fallback { status, message } => {
                 tracing::info!(
-                    "{} answered initialize with {status}; falling back to legacy SSE",
+                    "{} answered initialize with {status}; falling back to HTTP+SSE",
                     self.config.url
                 );
                 let inbox = Self::inbox(&streamable);
-                match LegacySseSink::connect(self.config.clone(), inbox.clone()).await {
-                    Ok(mut legacy) => {
-                        let _ = self.flavor.set(HttpFlavor::LegacySse);
-                        legacy.dispatch(message);
+                match HttpSseSink::connect(self.config.clone(), inbox.clone()).await {
+                    Ok(mut sse) => {
+                        let _ = self.flavor.set(HttpFlavor::HttpSse);
+                        sse.dispatch(message);
                         self.mode = Mode::Legacy {
-                            sink: legacy,
+                            sink: sse,
                             _inbox_owner: streamable,
                         };
                     }
@@ -149,7 +149,7 @@ impl MessageSink for AutoSink {
                             let error = HttpError::Endpoint {
                                 url: self.config.url.clone(),
                                 reason: format!(
-                                    "Streamable HTTP initialize got {status}, and legacy SSE failed too: {e}"
+                                    "Streamable HTTP initialize got {status}, and HTTP+SSE failed too: {e}"
                                 ),
                             };
                             inbox.fail_request(id, &error).await;

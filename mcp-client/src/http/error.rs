@@ -83,8 +83,8 @@ pub enum HttpError {
         /// What went wrong.
         detail: String,
     },
-    /// A legacy SSE server sent no usable `endpoint` event.
-    #[error("legacy SSE server {url}: {reason}")]
+    /// A HTTP+SSE server sent no usable `endpoint` event.
+    #[error("HTTP+SSE server {url}: {reason}")]
     Endpoint {
         /// The SSE URL.
         url: String,

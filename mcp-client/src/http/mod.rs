@@ -1,4 +1,4 @@
-//! MCP over HTTP, the client side: Streamable HTTP (2025-03-26 and later), the legacy HTTP+SSE
+//! MCP over HTTP, the client side: Streamable HTTP (2025-03-26 and later), the HTTP+SSE
 //! transport (2024-11-05), and the automatic choice between them the spec's
 //! backwards-compatibility section describes.
 //!
@@ -20,8 +20,8 @@ mod auto;
 pub(crate) mod body;
 pub(crate) mod connection;
 mod error;
+mod http_sse;
 mod inbox;
-mod legacy_sse;
 mod outgoing;
 mod streamable;
 
@@ -31,19 +31,19 @@ use std::time::Duration;
 
 pub use auto::{connect_auto, AutoSink, AutoTransport, FlavorHandle, HttpFlavor};
 pub use error::HttpError;
+pub use http_sse::{HttpSseSink, HttpSseTransport};
 pub use inbox::HttpSource;
-pub use legacy_sse::{LegacySseSink, LegacySseTransport};
 pub(crate) use streamable::{is_modern, is_modern_parsed};
 pub use streamable::{StreamableHttpSink, StreamableHttpTransport};
 
 /// Where an HTTP MCP server is and how to talk to it.
 #[derive(Clone)]
 pub struct HttpClientConfig {
-    /// The MCP endpoint (Streamable HTTP) or the SSE URL (legacy), `http://` or `https://`.
+    /// The MCP endpoint (Streamable HTTP) or the SSE URL (HTTP+SSE), `http://` or `https://`.
     pub url: String,
     /// Headers sent on every request to this server (`Authorization`, API keys, ...).
     pub headers: Vec<(String, String)>,
-    /// Limit on opening a TCP (and TLS) connection; also bounds the wait for a legacy server's
+    /// Limit on opening a TCP (and TLS) connection; also bounds the wait for an HTTP+SSE server's
     /// `endpoint` event.
     pub connect_timeout: Duration,
     /// Limit on waiting for the response headers of any request; `None` leaves it to the

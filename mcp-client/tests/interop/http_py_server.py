@@ -2,7 +2,7 @@
 
 Usage: python http_py_server.py streamable-http|streamable-http-json|sse
 Binds 127.0.0.1 on a free port, prints "LISTENING <port>", serves until killed or until
-its standard input closes. Streamable HTTP is at /mcp, legacy SSE at /sse (+ /messages/).
+its standard input closes. Streamable HTTP is at /mcp, HTTP+SSE at /sse (+ /messages/).
 """
 
 import sys

@@ -1,6 +1,6 @@
 // A TypeScript-SDK MCP server for the HTTP client interop tests, on node:http.
 //   /mcp            Streamable HTTP, stateful, resumable (in-memory event store, retry 300 ms)
-//   /sse, /messages the legacy HTTP+SSE transport (POST /sse answers 405, as an old server does)
+//   /sse, /messages the HTTP+SSE transport (POST /sse answers 405, as an old server does)
 //   POST /admin/expire  forgets every Streamable HTTP session (their ids then get 404)
 // Usage: node http_ts_server.cjs   (MCP_INTEROP_NODE_MODULES must point at node_modules)
 // Binds 127.0.0.1 on a free port and prints "LISTENING <port>".

@@ -167,7 +167,7 @@ pub(super) fn transport_kind(
         return Ok(Kind::Stdio);
     }
     if conn.get("url").is_some() {
-        // Cline's rule: a URL without a type is the legacy SSE transport (VS Code: HTTP).
+        // Cline's rule: a URL without a type is the HTTP+SSE transport (VS Code: HTTP).
         return Ok(if format == ConfigFormat::VsCode {
             Kind::StreamableHttp
         } else {

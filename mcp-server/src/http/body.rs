@@ -168,7 +168,7 @@ pub(crate) struct SseStart {
     pub prime: bool,
     /// End the connection after this long, leaving the stream to be resumed.
     pub close_after: Option<Duration>,
-    /// A first event written before anything else (the legacy `endpoint` event).
+    /// A first event written before anything else (the HTTP+SSE `endpoint` event).
     pub first: Option<Bytes>,
     /// Send an SSE comment after this long without traffic.
     pub keep_alive: Option<Duration>,

@@ -1,6 +1,6 @@
 //! MCP over HTTP on hyper 1.x: Streamable HTTP (2025-03-26 … 2025-11-25 with sessions, and
 //! 2026-07-28 POSTs served statelessly beside them, see `modern`) at one endpoint (default
-//! `/mcp`), and the legacy HTTP+SSE transport (2024-11-05) at `/sse` + `/messages`, all on one
+//! `/mcp`), and the HTTP+SSE transport (2024-11-05) at `/sse` + `/messages`, all on one
 //! port.
 //!
 //! The HTTP layer knows nothing of what the server does: for every new session it calls a
@@ -41,7 +41,7 @@
 mod bearer;
 mod body;
 mod health;
-mod legacy_sse;
+mod http_sse;
 mod listener;
 mod mirrored_headers;
 mod modern;
@@ -112,7 +112,7 @@ pub enum HttpError {
 
 /// Legacy HTTP+SSE (2024-11-05) endpoint paths.
 #[derive(Clone, Debug)]
-pub struct LegacySseConfig {
+pub struct HttpSseConfig {
     /// Where GET opens the SSE stream (default `/sse`).
     pub sse_path: String,
     /// Where the client POSTs its messages (default `/messages`); the `endpoint` event names it
@@ -120,9 +120,9 @@ pub struct LegacySseConfig {
     pub messages_path: String,
 }
 
-impl Default for LegacySseConfig {
+impl Default for HttpSseConfig {
     fn default() -> Self {
-        LegacySseConfig {
+        HttpSseConfig {
             sse_path: "/sse".into(),
             messages_path: "/messages".into(),
         }
@@ -130,20 +130,20 @@ impl Default for LegacySseConfig {
 }
 
 /// How the HTTP server behaves. `HttpConfig::default()` is a stateful Streamable HTTP server at
-/// `/mcp` plus legacy SSE, with DNS-rebinding protection on loopback binds.
+/// `/mcp` plus HTTP+SSE, with DNS-rebinding protection on loopback binds.
 #[derive(Clone, Debug)]
 pub struct HttpConfig {
     /// The Streamable HTTP endpoint path (default `/mcp`).
     pub endpoint: String,
     /// The path a host app mounts the [`HttpService`] at and strips from each request before
     /// the service sees it (axum's `Router::nest_service("/mcp", …)`). The URLs the server
-    /// announces start with it: the legacy `endpoint` event, the protected-resource metadata.
+    /// announces start with it: the HTTP+SSE `endpoint` event, the protected-resource metadata.
     /// Empty (the default) when the service sees whole paths, as under [`bind`].
     pub mount_path: String,
     /// Stateless mode: no session ids, no GET stream; every POST is served on its own.
     pub stateless: bool,
-    /// The legacy HTTP+SSE endpoints, or `None` to serve only Streamable HTTP.
-    pub legacy_sse: Option<LegacySseConfig>,
+    /// The HTTP+SSE endpoints, or `None` to serve only Streamable HTTP.
+    pub http_sse: Option<HttpSseConfig>,
     /// Largest accepted request body (default 4 MiB); larger ones get 413.
     pub max_body_size: usize,
     /// Time allowed for a client to send its request headers (default 10 s); [`bind`]/[`serve`]
@@ -211,7 +211,7 @@ impl Default for HttpConfig {
             endpoint: "/mcp".into(),
             mount_path: String::new(),
             stateless: false,
-            legacy_sse: Some(LegacySseConfig::default()),
+            http_sse: Some(HttpSseConfig::default()),
             max_body_size: 4 * 1024 * 1024,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
@@ -240,7 +240,7 @@ impl Default for HttpConfig {
 impl HttpConfig {
     /// The defaults for an [`HttpService`] a host app mounts at `mount_path` and strips from
     /// requests (axum's `Router::nest_service`): Streamable HTTP at the mount point itself,
-    /// legacy SSE at `{mount_path}/sse` and `{mount_path}/messages`, no `/healthz` or `/readyz`
+    /// HTTP+SSE at `{mount_path}/sse` and `{mount_path}/messages`, no `/healthz` or `/readyz`
     /// (the host has its own).
     pub fn nested(mount_path: impl Into<String>) -> Self {
         HttpConfig {
@@ -342,7 +342,7 @@ impl std::fmt::Debug for HttpServer {
 }
 
 impl HttpServer {
-    /// How many sessions are open now (Streamable HTTP and legacy).
+    /// How many sessions are open now (Streamable HTTP and HTTP+SSE).
     pub fn session_count(&self) -> usize {
         self.service.session_count()
     }
@@ -547,7 +547,7 @@ impl App {
         let route = if path == self.config.endpoint {
             Route::Streamable
         } else {
-            match &self.config.legacy_sse {
+            match &self.config.http_sse {
                 Some(l) if path == l.sse_path => Route::LegacyStream,
                 Some(l) if path == l.messages_path => Route::LegacyMessages,
                 _ => return body::status(StatusCode::NOT_FOUND),
@@ -572,8 +572,8 @@ impl App {
         };
         match route {
             Route::Streamable => streamable::handle(&self, req, connection, identity).await,
-            Route::LegacyStream => legacy_sse::open(&self, req, identity),
-            Route::LegacyMessages => legacy_sse::post(&self, req, identity).await,
+            Route::LegacyStream => http_sse::open(&self, req, identity),
+            Route::LegacyMessages => http_sse::post(&self, req, identity).await,
         }
     }
 }

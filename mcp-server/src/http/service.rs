@@ -33,7 +33,7 @@ use super::modern::ConnectionSession;
 use super::request_body::{BoxError, RequestBody};
 use super::{App, HttpConfig, HttpError, SessionFactory};
 
-/// Streamable HTTP (both eras, with sessions or stateless) and the legacy HTTP+SSE transport as
+/// Streamable HTTP (both eras, with sessions or stateless) and the HTTP+SSE transport as
 /// one tower [`Service`] over `http::Request<B>` for any request body `B`. Clones share
 /// everything (sessions, limits, shutdown); it is `Send + Sync`. It assumes nothing of the
 /// host's connections (HTTP/1.1 or HTTP/2 alike): each 2026-07-28 request borrows an idle
@@ -117,7 +117,7 @@ impl HttpService {
         self.app.sessions.close_all();
     }
 
-    /// How many sessions are open now (Streamable HTTP and legacy).
+    /// How many sessions are open now (Streamable HTTP and HTTP+SSE).
     pub fn session_count(&self) -> usize {
         self.app.sessions.len()
     }

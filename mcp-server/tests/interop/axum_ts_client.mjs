@@ -2,7 +2,7 @@
 // app whose middleware checks bearer tokens).
 // usage: node axum_ts_client.mjs <node_modules> streamable|sse|modern <url> <token>
 //   streamable: SDK v1 (@modelcontextprotocol/sdk) over Streamable HTTP, the 2025 handshake;
-//   sse:        SDK v1 over the legacy HTTP+SSE transport (the URL is the SSE one);
+//   sse:        SDK v1 over the HTTP+SSE transport (the URL is the SSE one);
 //   modern:     SDK v2 (@modelcontextprotocol/client) pinned to 2026-07-28.
 // Each first checks that connecting without the token fails, then lists the tools and calls
 // `whoami` with it. Prints one JSON line with what it saw; exits non-zero on any failure.

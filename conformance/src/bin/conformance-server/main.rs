@@ -82,7 +82,7 @@ async fn main() -> ExitCode {
         }
     };
     let config = HttpConfig {
-        legacy_sse: None,
+        http_sse: None,
         sse_retry: Some(SSE_RETRY),
         sse_after: Some(SSE_AFTER),
         sse_close_after: Some(SSE_CLOSE_AFTER),

@@ -135,7 +135,7 @@ pub struct StreamableHttpSink {
 pub(crate) enum Probe {
     /// The server speaks Streamable HTTP; the answer is being read.
     Streamable,
-    /// The server answered 400, 404 or 405: try legacy SSE with this message.
+    /// The server answered 400, 404 or 405: try HTTP+SSE with this message.
     Fallback {
         status: StatusCode,
         message: Encoded,
@@ -163,7 +163,7 @@ impl StreamableHttpSink {
     }
 
     /// Sends an `initialize` POST and waits for its status: on 400, 404 or 405 hands the message
-    /// back for the legacy transport, else reads the answer in the background.
+    /// back for the HTTP+SSE transport, else reads the answer in the background.
     pub(crate) async fn probe_initialize(&mut self, mut message: Encoded) -> Probe {
         self.note_outgoing(&mut message);
         let Kind::Request { id } = &message.kind else {

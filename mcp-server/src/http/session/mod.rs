@@ -286,7 +286,7 @@ impl Session {
         })
     }
 
-    /// The standalone stream (created on first use), for the GET stream or the legacy stream.
+    /// The standalone stream (created on first use), for the GET stream or the HTTP+SSE stream.
     pub(crate) fn standalone(&self) -> Option<Arc<Stream>> {
         let mut state = lock(&self.state);
         if state.closed {

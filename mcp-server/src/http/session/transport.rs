@@ -35,7 +35,7 @@ impl HttpSessionTransport {
         HttpSessionTransport { session }
     }
 
-    /// The session id (`Mcp-Session-Id`, or the legacy `sessionId`); empty in stateless mode.
+    /// The session id (`Mcp-Session-Id`, or the HTTP+SSE `sessionId`); empty in stateless mode.
     pub fn session_id(&self) -> &str {
         &self.session.id
     }

@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE transport (2024-11-05): GET on the SSE path opens a session's stream,
+//! The HTTP+SSE transport (2024-11-05): GET on the SSE path opens a session's stream,
 //! whose first event (`endpoint`) names the URL to POST messages to; every POST is answered 202
 //! and the answers travel on the stream.
 
@@ -37,7 +37,7 @@ pub(crate) fn open(
             "Not Acceptable: the client must accept text/event-stream",
         );
     }
-    let Some(legacy) = &app.config.legacy_sse else {
+    let Some(sse) = &app.config.http_sse else {
         return body::status(StatusCode::NOT_FOUND);
     };
     let session = match app.sessions.create(SessionKind::Legacy) {
@@ -62,7 +62,7 @@ pub(crate) fn open(
         return body::status(StatusCode::SERVICE_UNAVAILABLE);
     };
     let mount = app.config.mount_path.trim_end_matches('/');
-    let endpoint = format!("{mount}{}?sessionId={}", legacy.messages_path, session.id());
+    let endpoint = format!("{mount}{}?sessionId={}", sse.messages_path, session.id());
     let mut first = BytesMut::new();
     // The event name and data are ours and hold no line breaks.
     let _ = sse::write_event(&mut first, Some("endpoint"), None, &endpoint);

@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE client transport (2024-11-05, deprecated since 2025-03-26).
+//! The HTTP+SSE client transport (2024-11-05, deprecated since 2025-03-26).
 //!
 //! The client GETs the SSE URL and waits for the `endpoint` event, whose data is the URI to
 //! POST messages to; it is resolved against the SSE URL and refused when it names another
@@ -28,19 +28,19 @@ use super::HttpClientConfig;
 
 const EXCERPT_BYTES: usize = 2048;
 
-/// A legacy HTTP+SSE connection, as a [`Transport`].
-pub struct LegacySseTransport {
+/// A HTTP+SSE connection, as a [`Transport`].
+pub struct HttpSseTransport {
     source: HttpSource,
-    sink: LegacySseSink,
+    sink: HttpSseSink,
 }
 
-impl LegacySseTransport {
+impl HttpSseTransport {
     /// Opens the SSE stream at `config.url` and waits (up to the connect timeout) for the
     /// server's `endpoint` event.
     pub async fn connect(config: HttpClientConfig) -> Result<Self, HttpError> {
         let (inbox, source) = Inbox::new(config.queue_capacity);
-        let sink = LegacySseSink::connect(config, inbox).await?;
-        Ok(LegacySseTransport { source, sink })
+        let sink = HttpSseSink::connect(config, inbox).await?;
+        Ok(HttpSseTransport { source, sink })
     }
 
     /// The URI messages are POSTed to, as the server announced it.
@@ -49,10 +49,10 @@ impl LegacySseTransport {
     }
 }
 
-impl Transport for LegacySseTransport {
+impl Transport for HttpSseTransport {
     type Source = HttpSource;
-    type Sink = LegacySseSink;
-    fn split(self) -> (HttpSource, LegacySseSink) {
+    type Sink = HttpSseSink;
+    fn split(self) -> (HttpSource, HttpSseSink) {
         (self.source, self.sink)
     }
 }
@@ -66,16 +66,16 @@ struct Shared {
     tasks: TaskTracker,
 }
 
-/// The writing half of [`LegacySseTransport`]: POSTs each message to the announced endpoint,
+/// The writing half of [`HttpSseTransport`]: POSTs each message to the announced endpoint,
 /// in order.
-pub struct LegacySseSink {
+pub struct HttpSseSink {
     shared: Arc<Shared>,
     /// Done when the previous POST was acknowledged: the server sees messages in order.
     barrier: CancellationToken,
     closed: bool,
 }
 
-impl LegacySseSink {
+impl HttpSseSink {
     /// Opens the stream and feeds `inbox` from it.
     pub(crate) async fn connect(
         config: HttpClientConfig,
@@ -132,7 +132,7 @@ impl LegacySseSink {
                 _ = read_events(&inbox, stream, &url_text) => {}
             }
         });
-        Ok(LegacySseSink {
+        Ok(HttpSseSink {
             shared,
             barrier: done_token(),
             closed: false,
@@ -148,8 +148,7 @@ impl LegacySseSink {
                 self.shared.tasks.spawn(async move {
                     let error = HttpError::Endpoint {
                         url: shared.endpoint_text.clone(),
-                        reason: "the legacy HTTP+SSE transport does not carry 2026-07-28 requests"
-                            .into(),
+                        reason: "the HTTP+SSE transport does not carry 2026-07-28 requests".into(),
                     };
                     shared.inbox.fail_request(id, &error).await;
                 });
@@ -220,7 +219,7 @@ impl Shared {
     }
 }
 
-impl MessageSink for LegacySseSink {
+impl MessageSink for HttpSseSink {
     async fn send(&mut self, message: Outgoing) -> io::Result<()> {
         if self.closed || self.shared.inbox.is_closed() {
             return Err(io::Error::new(
@@ -246,7 +245,7 @@ impl MessageSink for LegacySseSink {
     }
 }
 
-impl Drop for LegacySseSink {
+impl Drop for HttpSseSink {
     fn drop(&mut self) {
         self.shared.inbox.close("the transport was dropped");
     }

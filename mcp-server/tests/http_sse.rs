@@ -1,4 +1,4 @@
-//! The legacy HTTP+SSE transport (2024-11-05) over a real socket.
+//! The HTTP+SSE transport (2024-11-05) over a real socket.
 
 mod http_common;
 
@@ -194,7 +194,7 @@ async fn both_transports_on_one_port() {
     server.shutdown().await;
 
     let only_streamable = start(HttpConfig {
-        legacy_sse: None,
+        http_sse: None,
         ..HttpConfig::default()
     })
     .await;
