@@ -18,11 +18,11 @@ use crate::listen::{backoff, MAX_LISTEN_FAILURES};
 use crate::supervisor::RestartPolicy;
 
 use super::connect::open_stdio;
-use super::{Client, Inner, Session, State};
+use super::{Client, Connection, Inner, State};
 
 /// Holds a `subscriptions/listen` open until `stop`: opens it again when the server ends it,
 /// backs off on failures and gives up after [`MAX_LISTEN_FAILURES`] in a row or when the server
-/// has no such method. Holds the client weakly and its session only while a request is open.
+/// has no such method. Holds the client weakly and its connection only while a request is open.
 pub(super) async fn listen_loop(
     inner: Weak<Inner>,
     stop: CancellationToken,
@@ -35,17 +35,17 @@ pub(super) async fn listen_loop(
             let client = Client {
                 inner: inner.upgrade()?,
             };
-            let session = client.session(METHOD).await.ok()?;
-            let version = modern_version(&session)?;
+            let connection = client.connection(METHOD).await.ok()?;
+            let version = modern_version(&connection)?;
             let params = client
                 .modern_meta(version)
                 .ok()?
                 .apply(Some(params.clone()))
                 .ok()?;
             let raw = jsonrpc::to_raw(&params).ok()?;
-            Some((session, raw, client.inner.name.clone()))
+            Some((connection, raw, client.inner.name.clone()))
         };
-        let Some((session, raw, name)) = prepared.await else {
+        let Some((connection, raw, name)) = prepared.await else {
             return;
         };
         let options = RequestOptions {
@@ -53,8 +53,11 @@ pub(super) async fn listen_loop(
             cancel: Some(stop.clone()),
             ..Default::default()
         };
-        let result = session.peer.request_raw(METHOD, Some(raw), options).await;
-        drop(session);
+        let result = connection
+            .peer
+            .request_raw(METHOD, Some(raw), options)
+            .await;
+        drop(connection);
         match result {
             Ok(_) => failures = 0,
             Err(_) if stop.is_cancelled() => return,
@@ -83,9 +86,9 @@ pub(super) async fn listen_loop(
     }
 }
 
-/// The session's version when it speaks 2026-07-28.
-pub(super) fn modern_version(session: &Session) -> Option<ProtocolVersion> {
-    session
+/// The connection's version when it speaks 2026-07-28.
+pub(super) fn modern_version(connection: &Connection) -> Option<ProtocolVersion> {
+    connection
         .peer
         .protocol_version()
         .filter(|v| v.is_stateless_era())
@@ -102,7 +105,7 @@ pub(super) async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: 
         let Some(strong) = inner.upgrade() else {
             return;
         };
-        // Only a live session is replaced: once `close` has set `Closed`, that state stays.
+        // Only a live connection is replaced: once `close` has set `Closed`, that state stays.
         let mut old = None;
         strong.state.send_if_modified(|state| match state {
             State::Ready(_) => {
@@ -111,15 +114,15 @@ pub(super) async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: 
             }
             _ => false,
         });
-        let Some(State::Ready(session)) = old else {
+        let Some(State::Ready(connection)) = old else {
             return;
         };
         let mut last = format!("{} stopped", strong.name);
-        if let Some(child) = &session.child {
+        if let Some(child) = &connection.child {
             last = child.describe_end(Duration::from_secs(1)).await;
             child.shutdown().await;
         }
-        drop(session);
+        drop(connection);
         tracing::warn!(server = %strong.name, "server died: {last}");
         drop(strong);
         if started.elapsed() >= policy.stable_after {
@@ -167,14 +170,14 @@ pub(super) async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: 
             };
             let opened = open_stdio(config, ring, &strong.name, &options, &strong.handler).await;
             match opened {
-                Ok((session, handshake)) => {
-                    peer = session.peer.clone();
-                    let session = Arc::new(session);
+                Ok((connection, handshake)) => {
+                    peer = connection.peer.clone();
+                    let connection = Arc::new(connection);
                     *strong.handshake.lock().unwrap_or_else(|p| p.into_inner()) =
                         Arc::new(handshake);
                     let installed = strong.state.send_if_modified(|state| {
                         if matches!(state, State::Restarting) {
-                            *state = State::Ready(session.clone());
+                            *state = State::Ready(connection.clone());
                             true
                         } else {
                             false
@@ -182,7 +185,7 @@ pub(super) async fn supervise(inner: Weak<Inner>, mut peer: PeerHandle, policy: 
                     });
                     if !installed {
                         // Closed while we were starting it.
-                        session.shutdown().await;
+                        connection.shutdown().await;
                         return;
                     }
                     tracing::info!(server = %strong.name, attempt, "server restarted");

@@ -333,8 +333,8 @@ impl Client {
     /// Sets the least severe level of log messages the server sends: `logging/setLevel` under
     /// 2025; under 2026-07-28 every later request asks for it in its `_meta`.
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
-        let session = self.session(SetLevel::METHOD).await?;
-        if modern_version(&session).is_some() {
+        let connection = self.connection(SetLevel::METHOD).await?;
+        if modern_version(&connection).is_some() {
             *self
                 .inner
                 .log_level
@@ -350,8 +350,8 @@ impl Client {
     /// Checks that the server answers: `ping` under 2025, `server/discover` under 2026-07-28
     /// (which has no `ping`).
     pub async fn ping(&self) -> Result<(), ClientError> {
-        let session = self.session(Ping::METHOD).await?;
-        if modern_version(&session).is_some() {
+        let connection = self.connection(Ping::METHOD).await?;
+        if modern_version(&connection).is_some() {
             return self
                 .send::<Discover>(&EmptyParams::default(), CallOptions::default())
                 .await
@@ -365,11 +365,11 @@ impl Client {
     /// Tells the server our roots changed (`notifications/roots/list_changed`). Under
     /// 2026-07-28 this does nothing: the server asks for roots with each request that needs them.
     pub async fn notify_roots_changed(&self) -> Result<(), ClientError> {
-        let session = self.session("notifications/roots/list_changed").await?;
-        if modern_version(&session).is_some() {
+        let connection = self.connection("notifications/roots/list_changed").await?;
+        if modern_version(&connection).is_some() {
             return Ok(());
         }
-        session
+        connection
             .peer
             .notify::<mcp_proto::schema::RootsListChanged>(&EmptyParams::default())
             .await

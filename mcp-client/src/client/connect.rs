@@ -21,7 +21,7 @@ use crate::stderr_ring::StderrRing;
 use crate::stdio::{self, StdioServerConfig};
 use crate::supervisor::ChildProcess;
 
-use super::{Handshake, Session};
+use super::{Connection, Handshake};
 
 pub(super) fn peer_options(name: &str) -> PeerOptions {
     PeerOptions {
@@ -285,13 +285,13 @@ pub(super) async fn open<T: Transport>(
     name: &str,
     options: &ClientOptions,
     handler: &Arc<ClientHandler>,
-) -> Result<(Session, Handshake), ClientError> {
+) -> Result<(Connection, Handshake), ClientError> {
     let peer = Peer::start(transport, handler.clone(), peer_options(name));
-    let session = Session { peer, child };
-    match negotiate(&session.peer, name, options, handler).await {
-        Ok(handshake) => Ok((session, handshake)),
+    let connection = Connection { peer, child };
+    match negotiate(&connection.peer, name, options, handler).await {
+        Ok(handshake) => Ok((connection, handshake)),
         Err(e) => {
-            session.shutdown().await;
+            connection.shutdown().await;
             Err(e)
         }
     }
@@ -303,7 +303,7 @@ pub(super) async fn open_stdio(
     name: &str,
     options: &ClientOptions,
     handler: &Arc<ClientHandler>,
-) -> Result<(Session, Handshake), ClientError> {
+) -> Result<(Connection, Handshake), ClientError> {
     let (transport, child) = stdio::spawn(config, name, ring)?;
     let opened = open(transport, Some(child), name, options, handler).await;
     // A 2025-era server that hangs up on the `server/discover` probe is started again and

@@ -59,9 +59,9 @@ struct Inner {
     /// How to start the server again, for stdio servers.
     stdio: Option<(StdioServerConfig, StderrRing)>,
     closing: AtomicBool,
-    /// The session [`Client::close`] is closing, so [`Client::kill`] can still reach its child
+    /// The connection [`Client::close`] is closing, so [`Client::kill`] can still reach its child
     /// and a second `close` can wait for the first.
-    closing_session: watch::Sender<Option<Arc<Session>>>,
+    closing_connection: watch::Sender<Option<Arc<Connection>>>,
     /// The log level a 2026-07-28 request asks for in its `_meta` (set by
     /// [`Client::set_logging_level`]; none means no log messages).
     log_level: Mutex<Option<LoggingLevel>>,
@@ -75,7 +75,7 @@ struct Inner {
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // The listen task holds the session, not the client: end it with the client.
+        // The listen task holds the connection, not the client: end it with the client.
         let listen = self.listen.get_mut().unwrap_or_else(|p| p.into_inner());
         if let Some(running) = listen.running.take() {
             running.cancel();
@@ -86,7 +86,7 @@ impl Drop for Inner {
 #[derive(Clone)]
 enum State {
     /// Connected and initialized.
-    Ready(Arc<Session>),
+    Ready(Arc<Connection>),
     /// The server died and is being started again.
     Restarting,
     /// The restart policy gave up.
@@ -96,12 +96,12 @@ enum State {
 }
 
 /// One connection: a peer, and the child process behind it if there is one.
-struct Session {
+struct Connection {
     peer: PeerHandle,
     child: Option<ChildProcess>,
 }
 
-impl Session {
+impl Connection {
     /// Closes the peer (which closes a child's stdin), then runs the child's close sequence.
     async fn shutdown(&self) {
         self.peer.close();
@@ -122,15 +122,15 @@ impl Session {
     }
 }
 
-impl Drop for Session {
+impl Drop for Connection {
     fn drop(&mut self) {
-        // Stop the engine with the session; a child's process group is killed by its own drop.
+        // Stop the engine with the connection; a child's process group is killed by its own drop.
         self.peer.close();
     }
 }
 
-/// Forgets the session being closed when its close ends, or is dropped half-way.
-struct ClearOnDrop<'a>(&'a watch::Sender<Option<Arc<Session>>>);
+/// Forgets the connection being closed when its close ends, or is dropped half-way.
+struct ClearOnDrop<'a>(&'a watch::Sender<Option<Arc<Connection>>>);
 
 impl Drop for ClearOnDrop<'_> {
     fn drop(&mut self) {
@@ -166,9 +166,9 @@ impl Client {
     ) -> Result<Client, ClientError> {
         let name = options.name.clone().unwrap_or_else(|| "server".into());
         let handler = Self::handler(&name, &options);
-        let (session, handshake) = open(transport, None, &name, &options, &handler).await?;
+        let (connection, handshake) = open(transport, None, &name, &options, &handler).await?;
         Ok(Self::build(
-            name, options, handler, session, handshake, None,
+            name, options, handler, connection, handshake, None,
         ))
     }
 
@@ -184,14 +184,14 @@ impl Client {
             .unwrap_or_else(|| config.default_name());
         let handler = Self::handler(&name, &options);
         let ring = StderrRing::new(config.stderr_capacity);
-        let (session, handshake) = open_stdio(&config, &ring, &name, &options, &handler).await?;
+        let (connection, handshake) = open_stdio(&config, &ring, &name, &options, &handler).await?;
         let restart = config.restart;
-        let peer = session.peer.clone();
+        let peer = connection.peer.clone();
         let client = Self::build(
             name,
             options,
             handler,
-            session,
+            connection,
             handshake,
             Some((config, ring)),
         );
@@ -213,11 +213,11 @@ impl Client {
         name: String,
         options: ClientOptions,
         handler: Arc<ClientHandler>,
-        session: Session,
+        connection: Connection,
         handshake: Handshake,
         stdio: Option<(StdioServerConfig, StderrRing)>,
     ) -> Client {
-        let (state, _) = watch::channel(State::Ready(Arc::new(session)));
+        let (state, _) = watch::channel(State::Ready(Arc::new(connection)));
         Client {
             inner: Arc::new(Inner {
                 name,
@@ -227,7 +227,7 @@ impl Client {
                 handshake: Mutex::new(Arc::new(handshake)),
                 stdio,
                 closing: AtomicBool::new(false),
-                closing_session: watch::Sender::new(None),
+                closing_connection: watch::Sender::new(None),
                 log_level: Mutex::new(None),
                 identity: std::sync::OnceLock::new(),
                 listen: Mutex::new(ListenState::default()),
@@ -355,7 +355,7 @@ impl Client {
     /// The process id of a stdio server's current process.
     pub fn pid(&self) -> Option<u32> {
         match &*self.inner.state.borrow() {
-            State::Ready(session) => session.child.as_ref().map(ChildProcess::pid),
+            State::Ready(connection) => connection.child.as_ref().map(ChildProcess::pid),
             _ => None,
         }
     }
@@ -366,14 +366,14 @@ impl Client {
     /// A second `close` while one is under way waits for it.
     pub async fn close(&self) {
         self.inner.closing.store(true, Ordering::Release);
-        if let State::Ready(session) = self.inner.state.send_replace(State::Closed) {
+        if let State::Ready(connection) = self.inner.state.send_replace(State::Closed) {
             self.inner
-                .closing_session
-                .send_replace(Some(session.clone()));
-            let _clear = ClearOnDrop(&self.inner.closing_session);
-            session.shutdown().await;
+                .closing_connection
+                .send_replace(Some(connection.clone()));
+            let _clear = ClearOnDrop(&self.inner.closing_connection);
+            connection.shutdown().await;
         } else {
-            let mut closing = self.inner.closing_session.subscribe();
+            let mut closing = self.inner.closing_connection.subscribe();
             let _ = closing.wait_for(Option::is_none).await;
         }
     }
@@ -384,12 +384,12 @@ impl Client {
     /// For when a graceful close took too long or the user insists (a second Ctrl-C).
     pub fn kill(&self) {
         self.inner.closing.store(true, Ordering::Release);
-        if let State::Ready(session) = self.inner.state.send_replace(State::Closed) {
-            session.kill();
+        if let State::Ready(connection) = self.inner.state.send_replace(State::Closed) {
+            connection.kill();
         }
-        let closing = self.inner.closing_session.borrow().clone();
-        if let Some(session) = closing {
-            session.kill();
+        let closing = self.inner.closing_connection.borrow().clone();
+        if let Some(connection) = closing {
+            connection.kill();
         }
     }
 
@@ -402,9 +402,9 @@ impl Client {
         loop {
             let state = rx.borrow_and_update().clone();
             match state {
-                State::Ready(session) => {
+                State::Ready(connection) => {
                     tokio::select! {
-                        _ = session.peer.closed() => return,
+                        _ = connection.peer.closed() => return,
                         changed = rx.changed() => if changed.is_err() { return },
                     }
                 }
@@ -418,8 +418,8 @@ impl Client {
         }
     }
 
-    /// The current session, waiting (up to the request timeout) while a restart is under way.
-    async fn session(&self, method: &str) -> Result<Arc<Session>, ClientError> {
+    /// The current connection, waiting (up to the request timeout) while a restart is under way.
+    async fn connection(&self, method: &str) -> Result<Arc<Connection>, ClientError> {
         let closed = || {
             ClientError::from_peer(
                 &self.inner.name,
@@ -432,7 +432,7 @@ impl Client {
         loop {
             let state = rx.borrow_and_update().clone();
             match state {
-                State::Ready(session) => return Ok(session),
+                State::Ready(connection) => return Ok(connection),
                 State::Failed(e) => return Err(e),
                 State::Closed => return Err(closed()),
                 State::Restarting => {}

@@ -17,7 +17,7 @@ use crate::modern;
 use crate::options::CallOptions;
 
 use super::background::modern_version;
-use super::{Client, Session};
+use super::{Client, Connection};
 
 /// Result pages with items and a cursor, so one loop serves every `list_*` call.
 pub(super) trait Page {
@@ -54,13 +54,13 @@ impl Client {
         params: &R::Params,
         options: CallOptions,
     ) -> Result<R::Result, ClientError> {
-        let session = self.session(R::METHOD).await?;
-        if let Some(version) = modern_version(&session) {
+        let connection = self.connection(R::METHOD).await?;
+        if let Some(version) = modern_version(&connection) {
             let params =
                 serde_json::to_value(params).map_err(|e| self.encode_error(R::METHOD, e))?;
             let raw = self
                 .call_modern(
-                    &session,
+                    &connection,
                     version,
                     R::METHOD,
                     modern::Params::Json(Some(&params)),
@@ -79,7 +79,7 @@ impl Client {
             });
         }
         let request = options.to_request_options(self.inner.options.request_timeout);
-        session
+        connection
             .peer
             .request_with::<R>(params, request)
             .await
@@ -102,7 +102,7 @@ impl Client {
     /// one or a task handle into what the caller wants).
     pub(super) async fn call_modern<R>(
         &self,
-        session: &Session,
+        connection: &Connection,
         version: ProtocolVersion,
         method: &str,
         params: modern::Params<'_>,
@@ -122,7 +122,7 @@ impl Client {
             }
             .map_err(|e| self.encode_error(method, e))?;
             let request = options.to_request_options(self.inner.options.request_timeout);
-            let answer = session
+            let answer = connection
                 .peer
                 .request_raw(method, Some(raw), request)
                 .await
@@ -216,15 +216,15 @@ impl Client {
                 },
             )
         };
-        let session = self.session(method).await?;
-        if let Some(version) = modern_version(&session) {
+        let connection = self.connection(method).await?;
+        if let Some(version) = modern_version(&connection) {
             return self
-                .call_modern(&session, version, method, params, options, read)
+                .call_modern(&connection, version, method, params, options, read)
                 .await;
         }
         let params = params.to_raw().map_err(encode)?;
         let request = options.to_request_options(self.inner.options.request_timeout);
-        session
+        connection
             .peer
             .request_raw(method, params, request)
             .await
