@@ -17,7 +17,7 @@ use mcp_client::{CallOptions, Client, ClientOptions, Negotiation};
 use mcp_hub::{CallObserver, CallRecord, Hub, HubConfig, HubOptions, Shaping, Variables};
 use mcp_proto::schema::PassThroughResult;
 use mcp_proto::ProtocolVersion;
-use mcp_server::RunningSession;
+use mcp_server::RunningConnection;
 use serde_json::{json, Value};
 
 /// What the upstream answers: fields in an order no type writes them in, an unknown field, a
@@ -80,7 +80,7 @@ async fn connect_hub(
 }
 
 /// A client of the proxy in front of `hub`, speaking `version`, and the proxy's session.
-async fn proxy_client(hub: &Hub, version: ProtocolVersion) -> (Client, RunningSession) {
+async fn proxy_client(hub: &Hub, version: ProtocolVersion) -> (Client, RunningConnection) {
     let proxy = proxy_server(hub, &InputForwarder::new());
     let (near, far) = mcp_proto::peer::memory_pair(64);
     let session = proxy.serve(near);

@@ -28,7 +28,7 @@ fn wrong_answer(method: &str) -> ServerError {
     ))
 }
 use crate::modern::InputRound;
-use crate::request_state::RequestState;
+use crate::request_scope::RequestScope;
 use crate::server::Server;
 use crate::tasks::{TaskRun, TaskSlot};
 use mcp_proto::schema::RequestType;
@@ -38,7 +38,7 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Context {
     request: RequestContext,
-    state: RequestState,
+    state: RequestScope,
     server: Server,
 }
 
@@ -55,7 +55,7 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
-    pub(crate) fn new(request: RequestContext, state: RequestState, server: Server) -> Self {
+    pub(crate) fn new(request: RequestContext, state: RequestScope, server: Server) -> Self {
         Context {
             request,
             state,

@@ -4,19 +4,19 @@
 //! the test build with the boxing, plus a margin smaller than what the branch adds inline: a
 //! bound that fails means a boxing was lost (or a path grew), and the figure is to be looked at.
 //!
-//! The boxed branches: the traced path of `Session::handle_request`; the tasks and completion
-//! paths of `Session::route` and `modern::serve`, and `subscriptions/listen`; a `tools/call` run as
+//! The boxed branches: the traced path of `Connection::handle_request`; the tasks and completion
+//! paths of `Connection::route` and `modern::serve`, and `subscriptions/listen`; a `tools/call` run as
 //! a task in `ToolService::call`; the task note of `Context::progress` (commit b513c76 has what
-//! inlining some of them cost). Unboxing the task call alone takes `Session::handle_request`
+//! inlining some of them cost). Unboxing the task call alone takes `Connection::handle_request`
 //! from 1,592 to 2,376 bytes.
 
 use std::mem::size_of;
 
 use mcp_proto::peer::Handler;
 
+use crate::connection::Connection;
 use crate::modern;
 use crate::services::ToolService;
-use crate::session::Session;
 use crate::Context;
 
 /// How much a future may grow before the test asks why: less than any boxed branch adds.
@@ -40,18 +40,20 @@ fn report(name: &str, size: usize, bound: usize) {
 #[allow(unreachable_code, clippy::diverging_sub_expression)]
 fn request_futures_stay_small() {
     report(
-        "Session::handle_request",
-        size_of_future(|| Session::handle_request(unreachable!(), unreachable!(), unreachable!())),
+        "Connection::handle_request",
+        size_of_future(|| {
+            Connection::handle_request(unreachable!(), unreachable!(), unreachable!())
+        }),
         1544 + MARGIN,
     );
     report(
-        "Session::serve",
-        size_of_future(|| Session::serve(unreachable!(), unreachable!(), unreachable!())),
+        "Connection::serve",
+        size_of_future(|| Connection::serve(unreachable!(), unreachable!(), unreachable!())),
         1408 + MARGIN,
     );
     report(
-        "Session::route",
-        size_of_future(|| Session::route(unreachable!(), unreachable!(), unreachable!())),
+        "Connection::route",
+        size_of_future(|| Connection::route(unreachable!(), unreachable!(), unreachable!())),
         888 + MARGIN,
     );
     report(

@@ -2,7 +2,7 @@
 //! answers, the capability it belongs to, the era it exists in, and the feature services that
 //! serve it.
 //!
-//! A request's way: the era's step before dispatch (2025, `session.rs`: `ping`, `initialize`,
+//! A request's way: the era's step before dispatch (2025, `connection.rs`: `ping`, `initialize`,
 //! the lifecycle gate, the negotiated state, and the session's own methods `logging/setLevel`
 //! and `resources/(un)subscribe`; 2026-07-28, `modern/`: the version, the request's own
 //! capabilities and info, `server/discover`, `subscriptions/listen` and the input round) ->

@@ -17,16 +17,16 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 pub use crate::builder::ServerBuilder;
+use crate::connection::{capabilities_from, Connection, ConnectionState, ListKind};
 use crate::error::ServerError;
 use crate::event_store::EventLimits;
 use crate::handler::Handler;
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
-use crate::request_state::Negotiated;
+use crate::request_scope::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::router::Advertised;
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
-use crate::session::{capabilities_from, ListKind, Session, SessionState};
 use crate::session_store::{SessionMirror, StoreLink};
 use crate::shared::{BusEvent, NoBus, NotReady, ReplicaBus, StateBackend};
 use crate::stdio::StdioTransport;
@@ -113,7 +113,7 @@ struct ServerInner {
     instructions: Option<String>,
     options: ServerOptions,
     offers: Offers,
-    sessions: Mutex<Vec<Weak<SessionState>>>,
+    sessions: Mutex<Vec<Weak<ConnectionState>>>,
     on_roots_list_changed: Option<RootsHook>,
     tasks: Arc<Tasks>,
     /// Where state shared with other replicas lives ([`InProcess`](crate::shared::InProcess)
@@ -309,7 +309,7 @@ impl Server {
 
     /// Serves one connection over any transport; returns at once with a handle to it.
     /// Must be called inside a tokio runtime.
-    pub fn serve<T: Transport>(&self, transport: T) -> RunningSession {
+    pub fn serve<T: Transport>(&self, transport: T) -> RunningConnection {
         self.serve_session(transport, None)
     }
 
@@ -394,14 +394,14 @@ impl Server {
         &self,
         transport: T,
         preinitialized: Option<ProtocolVersion>,
-    ) -> RunningSession {
+    ) -> RunningConnection {
         self.bus();
-        let state = Arc::new(SessionState::new(self.inner.options.default_log_level));
+        let state = Arc::new(ConnectionState::new(self.inner.options.default_log_level));
         if let Some(version) = preinitialized {
             let (capabilities, advertised) = self.capabilities(version);
             state.preinitialize(version, capabilities, advertised);
         }
-        let session = Arc::new(Session {
+        let session = Arc::new(Connection {
             server: self.clone(),
             state: state.clone(),
         });
@@ -424,12 +424,12 @@ impl Server {
             sessions.retain(|s| s.strong_count() > 0);
         }
         sessions.push(Arc::downgrade(&state));
-        RunningSession { peer, state }
+        RunningConnection { peer, state }
     }
 
     /// Ties a session to its record in the shared session store: restores what it negotiated
     /// when another replica made it, and writes the client's later changes through.
-    pub(crate) fn link_session(&self, running: &RunningSession, link: Arc<StoreLink>) {
+    pub(crate) fn link_session(&self, running: &RunningConnection, link: Arc<StoreLink>) {
         let state = &running.state;
         if let Some(restored) = link.take_restored() {
             let record = &restored.record;
@@ -680,7 +680,7 @@ impl Server {
 
     // ---- sessions ----
 
-    fn live_sessions(&self) -> Vec<Arc<SessionState>> {
+    fn live_sessions(&self) -> Vec<Arc<ConnectionState>> {
         let mut sessions = lock(&self.inner.sessions);
         sessions.retain(|s| {
             s.upgrade()
@@ -752,21 +752,21 @@ fn spawn_notify(targets: Vec<PeerHandle>, method: &'static str, params: Option<R
 
 /// A connection being served: its peer, its negotiated state, and a way to wait for its end.
 #[derive(Clone)]
-pub struct RunningSession {
+pub struct RunningConnection {
     peer: PeerHandle,
-    pub(crate) state: Arc<SessionState>,
+    pub(crate) state: Arc<ConnectionState>,
 }
 
-impl std::fmt::Debug for RunningSession {
+impl std::fmt::Debug for RunningConnection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunningSession")
+        f.debug_struct("RunningConnection")
             .field("peer", &self.peer)
             .field("version", &self.state.version())
             .finish()
     }
 }
 
-impl RunningSession {
+impl RunningConnection {
     /// The peer engine of this connection.
     pub fn peer(&self) -> &PeerHandle {
         &self.peer

@@ -378,7 +378,7 @@ impl HttpServer {
 pub fn serve_session(
     server: &crate::Server,
     transport: HttpSessionTransport,
-) -> crate::RunningSession {
+) -> crate::RunningConnection {
     let version = transport.stateless_version();
     let identity = transport.identity_cell();
     let link = transport.store_link();

@@ -17,9 +17,9 @@ use mcp_proto::sync::lock;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::connection::ListKind;
 use crate::error::ServerError;
 use crate::router::{parse_params, Advertised};
-use crate::session::ListKind;
 
 /// At most this many listen requests open at once per server.
 const MAX_LISTENERS: usize = 10_000;

@@ -41,7 +41,7 @@ pub(crate) use sealed_state::SealKey;
 use crate::auth::AuthIdentity;
 use crate::context::Context;
 use crate::error::ServerError;
-use crate::request_state::RequestState;
+use crate::request_scope::RequestScope;
 use crate::router::{self, parse_params, CallExtras, Method};
 use crate::server::Server;
 use crate::tasks::{self, TaskMethod};
@@ -132,7 +132,7 @@ pub(crate) async fn serve(
         }
         _ => None,
     };
-    let state = RequestState::new(negotiated, log_level)
+    let state = RequestScope::new(negotiated, log_level)
         .with_input(round.clone())
         .with_identity(identity);
     let ctx = Context::new(rc, state, server.clone());

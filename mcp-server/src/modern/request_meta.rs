@@ -27,7 +27,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::error::ServerError;
-use crate::request_state::{LogLevel, Negotiated};
+use crate::request_scope::{LogLevel, Negotiated};
 use crate::server::Server;
 
 /// The `_meta` keys of a 2026-07-28 request the server reads, borrowed from its params, with

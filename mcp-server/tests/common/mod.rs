@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, Incoming, Message};
 use mcp_proto::peer::{memory_pair, MemorySink, MemorySource, MessageSource, Transport};
-use mcp_server::{RunningSession, Server};
+use mcp_server::{RunningConnection, Server};
 use serde_json::{json, Value};
 
 /// How long any single wait in a test may take.
@@ -25,7 +25,7 @@ pub struct RawClient {
     pub responses: Vec<Value>,
     next_id: i64,
     /// The session on the server's side.
-    pub session: RunningSession,
+    pub session: RunningConnection,
 }
 
 impl RawClient {
@@ -184,7 +184,7 @@ impl RawClient {
     }
 
     /// Closes the client's sending side (end of input for the server).
-    pub fn close_input(self) -> (MemorySource, RunningSession) {
+    pub fn close_input(self) -> (MemorySource, RunningConnection) {
         (self.source, self.session)
     }
 }

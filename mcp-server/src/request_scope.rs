@@ -1,4 +1,5 @@
-//! What a request is served under, in one place: the negotiated protocol version, both sides'
+//! The request scope: what a request is served under, in one place (not MRTR's `requestState`,
+//! which `modern/sealed_state.rs` seals): the negotiated protocol version, both sides'
 //! capabilities and infos, and the least severe log level the client wants. Handlers read it
 //! through their [`Context`](crate::Context) and never care which era filled it: the 2025 era
 //! fills it once per connection (`initialize`, or a stateless HTTP request's header); the
@@ -60,7 +61,7 @@ fn level_index(level: LoggingLevel) -> u8 {
 
 /// The state one request is served under.
 #[derive(Clone, Debug)]
-pub(crate) struct RequestState {
+pub(crate) struct RequestScope {
     negotiated: Arc<Negotiated>,
     log_level: Arc<LogLevel>,
     /// The input round of a 2026-07-28 request that may ask the client for input.
@@ -73,10 +74,10 @@ pub(crate) struct RequestState {
     connection: Option<Arc<str>>,
 }
 
-impl RequestState {
+impl RequestScope {
     /// A request served under what its connection negotiated, logging at the connection's level.
     pub(crate) fn new(negotiated: Arc<Negotiated>, log_level: Arc<LogLevel>) -> Self {
-        RequestState {
+        RequestScope {
             negotiated,
             log_level,
             input: None,

@@ -25,7 +25,7 @@ use crate::auth::{AuthIdentity, IdentityCell};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::modern;
-use crate::request_state::{LogLevel, Negotiated, RequestState};
+use crate::request_scope::{LogLevel, Negotiated, RequestScope};
 use crate::router::{self, parse_params, Advertised, CallExtras, Method};
 use crate::server::Server;
 use crate::session_store::{SessionChange, SessionMirror, StoreLink};
@@ -54,7 +54,7 @@ impl ListKind {
 
 /// Per-connection state: what was negotiated (the request state every request of the
 /// connection is served under), the log level, subscriptions and the peer.
-pub(crate) struct SessionState {
+pub(crate) struct ConnectionState {
     negotiated: OnceLock<Arc<Negotiated>>,
     initialized_notified: AtomicBool,
     /// Preinitialized for one stateless HTTP request: `initialize` is answered, not refused.
@@ -73,9 +73,9 @@ pub(crate) struct SessionState {
     link: OnceLock<Arc<StoreLink>>,
 }
 
-impl SessionState {
+impl ConnectionState {
     pub(crate) fn new(log_level: LoggingLevel) -> Self {
-        SessionState {
+        ConnectionState {
             negotiated: OnceLock::new(),
             initialized_notified: AtomicBool::new(false),
             stateless: AtomicBool::new(false),
@@ -212,7 +212,7 @@ impl SessionState {
     }
 }
 
-impl SessionMirror for SessionState {
+impl SessionMirror for ConnectionState {
     fn set_log_level(&self, level: LoggingLevel) {
         self.log_level.set(level);
     }
@@ -235,12 +235,12 @@ fn connection_key() -> Arc<str> {
 }
 
 /// The server's handler for one connection.
-pub(crate) struct Session {
+pub(crate) struct Connection {
     pub(crate) server: Server,
-    pub(crate) state: Arc<SessionState>,
+    pub(crate) state: Arc<ConnectionState>,
 }
 
-impl Session {
+impl Connection {
     pub(crate) async fn route(
         &self,
         request: Request,
@@ -287,7 +287,7 @@ impl Session {
             ))
             .await;
         }
-        let state = RequestState::new(negotiated, self.state.log_level.clone())
+        let state = RequestScope::new(negotiated, self.state.log_level.clone())
             .with_identity(self.state.identity())
             .on_connection(self.state.key.clone());
         let ctx = move || Context::new(rc, state, server.clone());
@@ -365,7 +365,7 @@ impl Session {
     }
 }
 
-impl Handler for Session {
+impl Handler for Connection {
     /// Serves one request, as a server span when traced (see `mcp_proto::telemetry`): its
     /// caller's `_meta.traceparent` is the parent, and the handler runs with the span's context
     /// current, so its own calls (a proxy's upstream calls) continue the trace.
@@ -408,7 +408,7 @@ impl Handler for Session {
     }
 }
 
-impl Session {
+impl Connection {
     /// Serves one request in the era its `_meta` selects.
     pub(crate) async fn serve(
         &self,
