@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds weather-server the way we ship it on x86-64 Linux: one static executable (glibc linked
 # in, no dynamic loader, no relocations to apply at start), with the functions that serving a
-# request runs placed next to each other (the list in weather-server/hot-symbols.txt, made by
-# scripts/hot-symbols.sh). The kernel maps code in 64 KiB windows, so keeping the hot code
-# together is what keeps little of it resident and makes the start cheap (see docs/perf/notebook.md).
+# request runs placed next to each other (weather-server/build.rs hands the linker the list in
+# weather-server/hot-symbols.txt, made by scripts/hot-symbols.sh, in this build as in the plain
+# release build). The kernel maps code in 64 KiB windows, so keeping the hot code together is what
+# keeps little of it resident and makes the start cheap (see docs/perf/notebook.md).
 #
 #   scripts/build-static.sh               build, then print the binary's path
 #   scripts/build-static.sh --print-path  only print where the binary is (or would be)
@@ -53,13 +54,9 @@ if [[ $build == 0 ]]; then
 fi
 
 flags="-C target-feature=+crt-static -C relocation-model=static"
-minor=$(rustc -V | sed -n 's/^rustc 1\.\([0-9]*\)\..*/\1/p')
-LIST="$REPO/weather-server/hot-symbols.txt"
-if [[ "${HOT_LAYOUT:-1}" == 1 && "${minor:-0}" -ge 90 && -f "$LIST" ]]; then
-  # Names missing from the list (after a change, or with another rustc) are skipped silently.
-  flags+=" -C link-arg=-Wl,--symbol-ordering-file=$LIST"
-  flags+=" -C link-arg=-Wl,--no-warn-symbol-ordering"
-fi
+# The hot-code layout comes from weather-server's build script (weather-server/build.rs), as in
+# the plain release build; HOT_LAYOUT=0 turns it off.
+export WEATHER_SERVER_HOT_LAYOUT="${HOT_LAYOUT:-1}"
 # --target keeps these flags off build scripts and proc-macros (which cannot be static).
 RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }$flags" \
   cargo build --release --quiet "${targets[@]}" --target "$TRIPLE"
