@@ -118,6 +118,13 @@ fi
 for bin in "$MCPBENCH" "$RAWRUST" "$WEATHER" "$BENCH_WEATHER" "$WEATHER_STATIC" "$CLIENT" "$IDLE"; do
   [[ -x "$bin" ]] || fail "missing $bin (run without SKIP_BUILD=1)"
 done
+# How much of the hot-code list (weather-server/build.rs) the measured binary still has: a list
+# gone stale (new dependencies, features or rustc) shows as more resident memory.
+if command -v nm > /dev/null; then
+  hot=$(nm --defined-only "$WEATHER" | awk 'NR == FNR { listed[$1] = 1; next } ($3 in listed) { n++ } END { print n + 0 }' \
+    "$REPO/weather-server/hot-symbols.txt" -)
+  say "hot-code layout: $hot of the listed functions are in $WEATHER (re-run scripts/hot-symbols.sh if far below 600)"
+fi
 
 # ---- bookkeeping ------------------------------------------------------------------------------
 mkdir -p "$OUT/logs"

@@ -6,12 +6,15 @@
 #
 #   scripts/hot-symbols.sh        (needs valgrind and python3; two release builds, then a minute)
 #
-# Both release builds are profiled: the plain `cargo build --release` binary (README's first
-# command, the one the benchmarks count) and the static one (scripts/build-static.sh). Their
-# symbol names differ (cargo hashes the two builds' crates differently), so the list holds both.
-# Re-run it after a change of dependencies, features or rustc (they change the hash in every
-# name) or after large code changes: the linker skips names it no longer finds, so a stale list
-# only costs memory and start time, never correctness.
+# Two release builds are profiled: the one of a bare `cargo build --release` in the workspace
+# (README's first command, the binary the benchmarks count) and the static one
+# (scripts/build-static.sh). Their symbol names differ, so the list holds both: the hash in every
+# name follows the crate's dependencies and features, which cargo unifies over what one command
+# builds (a bare build builds mcp-cli too). So `cargo build --release -p weather-server` or
+# `cargo install` get only part of the layout. Re-run this after a change of dependencies,
+# features or rustc, or after large code changes (bench/run.sh says how much of the list the
+# binary still has): the linker skips names it no longer finds, so a stale list only costs
+# memory and start time, never correctness.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,7 +22,7 @@ LIST="$REPO/weather-server/hot-symbols.txt"
 command -v valgrind >/dev/null || { echo "hot-symbols: valgrind is needed" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-(cd "$REPO" && cargo build --release --quiet -p weather-server)
+(cd "$REPO" && cargo build --release --quiet)
 TARGET_DIR=$(cd "$REPO" && cargo metadata --format-version 1 --no-deps \
   | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 BINS=("$TARGET_DIR/release/weather-server" "$("$REPO/scripts/build-static.sh")")
