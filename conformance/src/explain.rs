@@ -102,7 +102,7 @@ pub const EXPLANATIONS: &[Explanation] = &[
     e("tools.schema-dialect",
       "2025-11-25 basic/index#json-schema-usage: \"Schemas MUST be valid according to their declared or default dialect\"; SEP-1613 (in 2025-11-25): \"Embedded JSON schemas within MCP messages MUST conform to JSON Schema 2020-12 when no $schema field is present.\" schema/2025-11-25 gives inputSchema and outputSchema `type: \"object\"` (\"Currently restricted to type: \\\"object\\\" at the root level\"; 2026-07-28 lifts it for outputSchema only). JSON Schema 2020-12 core §8.1.1: the value of `$schema` \"MUST be a URI (containing a scheme)\". server/tools#output-schema: \"Servers MUST provide structured results that conform to this schema.\"",
       "Declare `$schema` only with a dialect's URI and write the schema in that dialect; without `$schema`, write 2020-12 (e.g. `prefixItems`, not array-form `items`; numeric `exclusiveMinimum`, not a draft-04 boolean). Keep the root `type: \"object\"`."),
-    e("tools.list-changed",
+    e("tools.dynamic-registration",
       "2025-11-25 server/tools#list-changed-notification: \"When the list of available tools changes, servers that declared the listChanged capability SHOULD send a notification\" (notifications/tools/list_changed); the next tools/list is the client's way to see the change.",
       "After registering or removing a tool at run time, send notifications/tools/list_changed to every session (on Streamable HTTP, on the GET stream or the request's stream), and list the new set on the next tools/list."),
     e("pagination.cursor-walk",

@@ -58,14 +58,14 @@ fn every_modern_case_passes_on_each_input_fixture() {
 
 /// The cases beyond the official suite (and the tool list's own pagination case) against the
 /// fixture paging every list after two items: the walks cross many pages (some 20 for the
-/// tools), `tools.list-changed` reads its lists across pages, and the Unicode fixtures (a
+/// tools), `tools.dynamic-registration` reads its lists across pages, and the Unicode fixtures (a
 /// percent-encoded URI, a non-ASCII prompt name, `echo`) round-trip.
 #[test]
 fn the_cases_beyond_the_official_suite_pass_with_small_pages() {
     let server = server();
     let args = [
         "--only".to_owned(),
-        "pagination,tools.pagination,tools.schema-dialect,tools.list-changed,unicode".to_owned(),
+        "pagination,tools.pagination,tools.schema-dialect,tools.dynamic-registration,unicode".to_owned(),
         "stdio".to_owned(),
         "--".to_owned(),
         server.to_string_lossy().into_owned(),
@@ -81,7 +81,7 @@ fn the_cases_beyond_the_official_suite_pass_with_small_pages() {
         "pagination.invalid-cursor",
         "tools.pagination",
         "tools.schema-dialect",
-        "tools.list-changed",
+        "tools.dynamic-registration",
         "unicode.round-trip",
     ] {
         assert!(ids.contains(&id), "{id} ran: {report}");

@@ -1,4 +1,4 @@
-//! `list_changed` after dynamic registration (`tools.list-changed`): a server that declares
+//! `list_changed` after dynamic registration (`tools.dynamic-registration`): a server that declares
 //! `tools.listChanged` and offers a known way to change its tool list sends
 //! `notifications/tools/list_changed` when the list changes, and the next `tools/list` shows
 //! the change.
@@ -25,7 +25,7 @@ const CHANGED: &str = "notifications/tools/list_changed";
 /// The list-change cases.
 pub fn cases() -> Vec<Case> {
     vec![
-        case!("tools.list-changed", Should, Versions::until_modern(), Own, "server/tools#list-changed-notification",
+        case!("tools.dynamic-registration", Should, Versions::until_modern(), Own, "server/tools#list-changed-notification",
             "after a tool is registered or removed, notifications/tools/list_changed arrives and tools/list shows the change", list_changed),
     ]
 }

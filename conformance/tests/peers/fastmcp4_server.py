@@ -7,7 +7,7 @@
 Tools: add {a, b} (structured output), slow {duration, steps} (the runner's slow-tool
 convention, with progress). A resource, a template and a prompt with a required argument.
 For unicode.round-trip: echo {message}, a resource whose URI is percent-encoded UTF-8 and a prompt
-named grüße. For tools.list-changed: trigger_tool_change shows the hidden tool `toggled` to the
+named grüße. For tools.dynamic-registration: trigger_tool_change shows the hidden tool `toggled` to the
 calling session, or hides it again (FastMCP's session visibility, which sends
 notifications/tools/list_changed).
 """
@@ -82,7 +82,7 @@ def toggled() -> str:
 
 
 mcp.disable(names={"toggled"})
-# Whether `toggled` is shown now. Only tools.list-changed calls the trigger, twice on one session,
+# Whether `toggled` is shown now. Only tools.dynamic-registration calls the trigger, twice on one session,
 # so one flag serves.
 shown = False
 

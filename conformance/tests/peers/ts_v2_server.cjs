@@ -7,7 +7,7 @@
 // Prompt greet {who}; resource note://one; template note://{name}.
 // For unicode.round-trip: tool echo {message}; resource note://caf%C3%A9%20%E2%98%95 (percent-encoded
 // UTF-8); prompt grüße. Over stdio only (the HTTP mode builds a server per request, so its tool
-// list cannot change), for tools.list-changed: trigger_tool_change registers the tool `toggled`
+// list cannot change), for tools.dynamic-registration: trigger_tool_change registers the tool `toggled`
 // when absent and removes it when present.
 // MCP_INTEROP_NODE_MODULES must point at the node_modules scripts/interop-setup.sh installs.
 "use strict";
