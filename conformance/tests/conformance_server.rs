@@ -65,7 +65,8 @@ fn the_cases_beyond_the_official_suite_pass_with_small_pages() {
     let server = server();
     let args = [
         "--only".to_owned(),
-        "pagination,tools.pagination,tools.schema-dialect,tools.dynamic-registration,unicode".to_owned(),
+        "pagination,tools.pagination,tools.schema-dialect,tools.dynamic-registration,unicode"
+            .to_owned(),
         "stdio".to_owned(),
         "--".to_owned(),
         server.to_string_lossy().into_owned(),
