@@ -62,7 +62,7 @@ pub fn echo_tool(tools: &[Value]) -> Option<(String, String)> {
 }
 
 /// The problem with an echo result, if any: it must be a successful result with a text block
-/// holding [`ECHO_TEXT`] exactly.
+/// holding the text sent (decoded from its escapes) exactly.
 pub fn echo_problem(reply: &Reply) -> Option<String> {
     let Some(result) = reply.result() else {
         return Some(reply.describe());
