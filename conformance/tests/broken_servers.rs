@@ -88,7 +88,11 @@ fn unknown_tool_internal_error() {
 
 #[test]
 fn structured_content_off_schema() {
-    assert_fails("bad-structured", &["tools.structured-content"]);
+    // The dialect case validates the same structuredContent under the schema's dialect.
+    assert_fails(
+        "bad-structured",
+        &["tools.structured-content", "tools.schema-dialect"],
+    );
 }
 
 #[test]
@@ -120,8 +124,12 @@ fn replies_to_notifications() {
 
 #[test]
 fn overlapping_pages() {
-    // The repeated tool also breaks the uniqueness of names.
-    assert_fails("page-overlap", &["tools.pagination", "tools.names"]);
+    // The repeated tool also breaks the uniqueness of names; the walk over every list sees the
+    // repeats in all of them.
+    assert_fails(
+        "page-overlap",
+        &["tools.pagination", "tools.names", "pagination.cursor-walk"],
+    );
 }
 
 #[test]
@@ -136,4 +144,23 @@ fn exit_status_follows_must_failures() {
     let report = run(Some("unknown-tool-internal"));
     // tools.unknown-tool is a SHOULD: reported, but the run still passes.
     assert_eq!(report.exit_code(), 0);
+}
+
+/// The misbehaviours the cases beyond the official suite are there to catch, each failing
+/// exactly its cases.
+#[test]
+fn misbehaviours_beyond_the_official_suite() {
+    for (broken, expected) in [
+        ("silent-list-change", &["tools.dynamic-registration"][..]),
+        // Reading every listed resource meets the same URI.
+        ("decoded-uri", &["resources.read-all", "unicode.round-trip"]),
+        ("ascii-echo", &["unicode.round-trip"]),
+        // Invalid under the 2020-12 default: the validity case and the dialect case both fail.
+        (
+            "draft4-schema",
+            &["tools.input-schemas", "tools.schema-dialect"],
+        ),
+    ] {
+        assert_fails(broken, expected);
+    }
 }

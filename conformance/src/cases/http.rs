@@ -100,6 +100,16 @@ pub fn cases() -> Vec<Case> {
             delete
         ),
         crate::case!(
+            "http.session-expiry",
+            Must,
+            Versions::since(ProtocolVersion::V2025_03_26),
+            Own,
+            Http,
+            "basic/transports#session-management",
+            "a request on an ended (DELETEd) or unknown session gets 404 each time, and a new initialize without the id opens a new, working session",
+            session_expiry
+        ),
+        crate::case!(
             "http.get-stream",
             Must,
             Versions::since(ProtocolVersion::V2025_03_26),
@@ -209,11 +219,26 @@ async fn open(t: &HttpTarget) -> Result<RawSession, Error> {
 
 async fn close(t: &HttpTarget, session: &RawSession) {
     if session.id.is_some() {
-        let _ = t
-            .client
-            .raw(Method::DELETE, &t.url, &session.headers(), Bytes::new())
-            .await;
+        let _ = delete_session(t, session).await;
     }
+}
+
+/// A DELETE naming `session`.
+async fn delete_session(t: &HttpTarget, session: &RawSession) -> Result<RawResponse, Error> {
+    t.client
+        .raw(Method::DELETE, &t.url, &session.headers(), Bytes::new())
+        .await
+}
+
+/// An initialized raw session and its id; `Err(skip)` when the server assigns no id.
+async fn open_with_id(t: &HttpTarget) -> Result<Result<(RawSession, String), Outcome>, Error> {
+    let session = open(t).await?;
+    Ok(match session.id.clone() {
+        Some(id) => Ok((session, id)),
+        None => Err(Outcome::skip(
+            "the server assigns no session id (it may run stateless)",
+        )),
+    })
 }
 
 fn is_client_error(r: &RawResponse) -> bool {
@@ -397,16 +422,11 @@ async fn unknown_session(cx: &mut Ctx) -> CaseResult {
 
 async fn delete(cx: &mut Ctx) -> CaseResult {
     let t = target(cx)?;
-    let session = open(&t).await?;
-    if session.id.is_none() {
-        return Ok(Outcome::skip(
-            "the server assigns no session id (it may run stateless)",
-        ));
-    }
-    let answer = t
-        .client
-        .raw(Method::DELETE, &t.url, &session.headers(), Bytes::new())
-        .await?;
+    let session = match open_with_id(&t).await? {
+        Ok((session, _)) => session,
+        Err(skip) => return Ok(skip),
+    };
+    let answer = delete_session(&t, &session).await?;
     if answer.status == StatusCode::METHOD_NOT_ALLOWED {
         return Ok(Outcome::Pass);
     }
@@ -425,6 +445,106 @@ async fn delete(cx: &mut Ctx) -> CaseResult {
             after.describe(),
         )
     })
+}
+
+/// The session id a client keeps after its session ended: the one it DELETEd, or (a server that
+/// refuses DELETE with 405) an id the server never issued, which is an expired one to it.
+const EXPIRED_SESSION: &str = "mcp-conformance-expired-session";
+
+/// True for a 2xx answer whose body, when it is JSON, is a result rather than an error (an
+/// event-stream body is not read; its 2xx status is the answer).
+fn is_success_answer(answer: &RawResponse) -> bool {
+    answer.status.is_success()
+        && answer
+            .json()
+            .is_none_or(|body| body.get("result").is_some() && body.get("error").is_none())
+}
+
+async fn session_expiry(cx: &mut Ctx) -> CaseResult {
+    let t = target(cx)?;
+    let (first, first_id) = match open_with_id(&t).await? {
+        Ok(opened) => opened,
+        Err(skip) => return Ok(skip),
+    };
+    let deleted = delete_session(&t, &first).await?;
+    let refused = deleted.status == StatusCode::METHOD_NOT_ALLOWED;
+    let (ended, how) = if deleted.status.is_success() {
+        (first_id, "ended with DELETE")
+    } else if refused {
+        (EXPIRED_SESSION.to_owned(), "never issued (DELETE got 405)")
+    } else {
+        close(&t, &first).await;
+        return Ok(Outcome::fail(
+            "DELETE to end the session (2xx) or 405",
+            deleted.describe(),
+        ));
+    };
+    let stale = |id: i64, method: &str| {
+        let headers = [
+            (PROTOCOL_VERSION, first.version.as_str()),
+            (SESSION_ID, ended.as_str()),
+        ];
+        let body = request(id, method, (method == "tools/list").then(|| json!({})));
+        let t = &t;
+        async move { post(t, &headers, body).await }
+    };
+    let expected = format!(
+        "HTTP 404 for every request naming a session {how}, then a new session on initialize without the id"
+    );
+    for (id, method) in [(2, "ping"), (3, "tools/list")] {
+        let answer = stale(id, method).await?;
+        if answer.status != StatusCode::NOT_FOUND {
+            if refused {
+                close(&t, &first).await;
+            }
+            return Ok(Outcome::fail(
+                expected,
+                format!("`{method}` on the old session: {}", answer.describe()),
+            ));
+        }
+    }
+    let second = match open(&t).await {
+        Ok(s) => s,
+        Err(e) => {
+            return Ok(Outcome::fail(
+                expected,
+                format!("initialize without a session id: {e}"),
+            ))
+        }
+    };
+    let outcome = match second.id.as_deref() {
+        None => Outcome::fail(expected.clone(), "the new session has no Mcp-Session-Id"),
+        Some(id) if id == ended => Outcome::fail(
+            expected.clone(),
+            format!("the new session got the ended id {id:?} again"),
+        ),
+        Some(_) => {
+            let ping = post(&t, &second.headers(), request(4, "ping", None)).await?;
+            let again = stale(5, "ping").await?;
+            if !is_success_answer(&ping) {
+                Outcome::fail(
+                    expected.clone(),
+                    format!("`ping` on the new session: {}", ping.describe()),
+                )
+            } else if again.status != StatusCode::NOT_FOUND {
+                Outcome::fail(
+                    expected.clone(),
+                    format!(
+                        "after the new session opened, the old id got {}",
+                        again.describe()
+                    ),
+                )
+            } else {
+                Outcome::Pass
+            }
+        }
+    };
+    close(&t, &second).await;
+    if refused {
+        // The server that refused the DELETE still holds the first session.
+        close(&t, &first).await;
+    }
+    Ok(outcome)
 }
 
 async fn get_stream(cx: &mut Ctx) -> CaseResult {

@@ -10,13 +10,17 @@ pub mod completion;
 pub mod http;
 pub mod jsonrpc;
 pub mod lifecycle;
+pub mod list_changed;
 pub mod logging;
 pub mod modern;
+pub mod pagination;
 pub mod prompts;
 pub mod resources;
+pub mod schema_dialect;
 pub mod sse;
 pub mod tasks;
 pub mod tools;
+pub mod unicode;
 pub mod utilities;
 
 /// Every case, in the order they run. The run-wide checks (output validity, log messages) come
@@ -29,10 +33,14 @@ pub fn all() -> Vec<Case> {
     cases.extend(jsonrpc::cases());
     cases.extend(utilities::cases());
     cases.extend(tools::cases());
+    cases.extend(schema_dialect::cases());
+    cases.extend(list_changed::cases());
     cases.extend(tasks::cases());
     cases.extend(resources::cases());
     cases.extend(prompts::cases());
     cases.extend(completion::cases());
+    cases.extend(pagination::cases());
+    cases.extend(unicode::cases());
     cases.extend(logging::cases());
     cases.extend(modern::cases());
     cases.extend(jsonrpc::final_cases());
@@ -130,6 +138,50 @@ pub fn first_failure(outcome: Outcome, alive: Option<Outcome>) -> Outcome {
         (Outcome::Pass, Some(fail)) => fail,
         (outcome, _) => outcome,
     }
+}
+
+/// The verdict of a case that looked at each of `checked`: a skip saying `nothing` when it is
+/// empty, else a pass without `problems`, else a failure whose expected text is `expected`
+/// followed by what was checked.
+pub fn verdict_over(
+    checked: &[String],
+    nothing: &str,
+    expected: &str,
+    problems: Vec<String>,
+) -> Outcome {
+    if checked.is_empty() {
+        return Outcome::skip(nothing);
+    }
+    let expected = format!("{expected} (checked: {})", checked.join(", "));
+    modern::verdict(&expected, problems)
+}
+
+/// The string `field` of each of `items` (tool names, resource URIs, …); items without it are
+/// passed over.
+pub fn strings_in_items<'a>(
+    items: impl IntoIterator<Item = &'a Value>,
+    field: &'a str,
+) -> impl Iterator<Item = &'a str> {
+    items
+        .into_iter()
+        .filter_map(move |item| item.get(field).and_then(Value::as_str))
+}
+
+/// The string `field` of each object in the array `value[array]` (tool names of a
+/// `tools/list` result, texts of a tool result's content, …).
+pub fn strings_in<'a>(
+    value: &'a Value,
+    array: &str,
+    field: &'a str,
+) -> impl Iterator<Item = &'a str> {
+    strings_in_items(
+        value
+            .get(array)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten(),
+        field,
+    )
 }
 
 /// The `type` of a JSON Schema, when it is a single string.

@@ -379,7 +379,7 @@ fn sample_arguments(tool: &Value) -> Option<Value> {
 }
 
 /// Calls every safely callable tool once with sample arguments; cached per run.
-async fn sample_calls(cx: &mut Ctx) -> Result<Vec<SampleCall>, Error> {
+pub(crate) async fn sample_calls(cx: &mut Ctx) -> Result<Vec<SampleCall>, Error> {
     if let Some(calls) = &cx.sample_calls {
         return Ok(calls.clone());
     }
@@ -521,11 +521,7 @@ async fn structured_content(cx: &mut Ctx) -> CaseResult {
                 ))
             }
         };
-        let errors: Vec<String> = validator
-            .iter_errors(structured)
-            .take(3)
-            .map(|e| e.to_string())
-            .collect();
+        let errors = instance_errors(&validator, structured);
         if !errors.is_empty() {
             return Ok(Outcome::fail(
                 format!("`{name}`: structuredContent valid against its outputSchema"),
@@ -534,6 +530,15 @@ async fn structured_content(cx: &mut Ctx) -> CaseResult {
         }
     }
     Ok(Outcome::Pass)
+}
+
+/// The first few reasons `instance` does not validate against `validator`; empty when it does.
+pub(crate) fn instance_errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<String> {
+    validator
+        .iter_errors(instance)
+        .take(3)
+        .map(|e| e.to_string())
+        .collect()
 }
 
 async fn structured_text(cx: &mut Ctx) -> CaseResult {

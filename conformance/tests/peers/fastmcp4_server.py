@@ -6,6 +6,10 @@
 
 Tools: add {a, b} (structured output), slow {duration, steps} (the runner's slow-tool
 convention, with progress). A resource, a template and a prompt with a required argument.
+For unicode.round-trip: echo {message}, a resource whose URI is percent-encoded UTF-8 and a prompt
+named grüße. For tools.dynamic-registration: trigger_tool_change shows the hidden tool `toggled` to the
+calling session, or hides it again (FastMCP's session visibility, which sends
+notifications/tools/list_changed).
 """
 
 import asyncio
@@ -51,6 +55,48 @@ def note(name: str) -> str:
 def greet(who: str) -> str:
     """Greets someone."""
     return f"Hello, {who}!"
+
+
+@mcp.tool(annotations={"readOnlyHint": True})
+def echo(message: str) -> str:
+    """Echoes its message back."""
+    return f"Echo: {message}"
+
+
+@mcp.resource("note://caf%C3%A9%20%E2%98%95", mime_type="text/plain")
+def note_unicode() -> str:
+    """A note whose URI is percent-encoded UTF-8 (café ☕)."""
+    return "Café ☕"
+
+
+@mcp.prompt(name="grüße")
+def gruesse() -> str:
+    """A prompt whose name is not ASCII."""
+    return "Grüße! ☕"
+
+
+@mcp.tool()
+def toggled() -> str:
+    """Appears and disappears with trigger_tool_change."""
+    return "toggled"
+
+
+mcp.disable(names={"toggled"})
+# Whether `toggled` is shown now. Only tools.dynamic-registration calls the trigger, twice on one session,
+# so one flag serves.
+shown = False
+
+
+@mcp.tool()
+async def trigger_tool_change(ctx: Context) -> str:
+    """Shows the tool `toggled` to this session when hidden, hides it when shown."""
+    global shown
+    shown = not shown
+    if shown:
+        await ctx.enable_components(names={"toggled"})
+    else:
+        await ctx.disable_components(names={"toggled"})
+    return "changed"
 
 
 def serve_http() -> None:

@@ -7,6 +7,8 @@
 
 Tools: add {a, b}; slow {duration, steps} (the runner's slow-tool convention, with progress).
 Prompt greet {who}; resource note://one; template note://{name}.
+For unicode.round-trip: tool echo {message}; resource note://caf%C3%A9%20%E2%98%95 (percent-encoded
+UTF-8); prompt grüße.
 """
 
 import asyncio
@@ -52,6 +54,24 @@ def note(name: str) -> str:
 def greet(who: str) -> str:
     """Greets someone."""
     return f"Hello, {who}!"
+
+
+@mcp.tool(annotations={"readOnlyHint": True})
+def echo(message: str) -> str:
+    """Echoes its message back."""
+    return f"Echo: {message}"
+
+
+@mcp.resource("note://caf%C3%A9%20%E2%98%95", mime_type="text/plain")
+def note_unicode() -> str:
+    """A note whose URI is percent-encoded UTF-8 (café ☕)."""
+    return "Café ☕"
+
+
+@mcp.prompt(name="grüße")
+def gruesse() -> str:
+    """A prompt whose name is not ASCII."""
+    return "Grüße! ☕"
 
 
 def serve_http() -> None:

@@ -5,6 +5,10 @@
 //                                  "LISTENING <port>", ends when stdin closes
 // Tools: add {a, b}; slow {duration, steps} (the runner's slow-tool convention, with progress).
 // Prompt greet {who}; resource note://one; template note://{name}.
+// For unicode.round-trip: tool echo {message}; resource note://caf%C3%A9%20%E2%98%95 (percent-encoded
+// UTF-8); prompt grüße. Over stdio only (the HTTP mode builds a server per request, so its tool
+// list cannot change), for tools.dynamic-registration: trigger_tool_change registers the tool `toggled`
+// when absent and removes it when present.
 // MCP_INTEROP_NODE_MODULES must point at the node_modules scripts/interop-setup.sh installs.
 "use strict";
 const path = require("node:path");
@@ -22,7 +26,7 @@ const { serveStdio } = req("@modelcontextprotocol/server/stdio");
 const { z } = req("zod");
 const { McpServer, ResourceTemplate, createMcpHandler } = sdk;
 
-function makeServer() {
+function makeServer(withTrigger = false) {
   const server = new McpServer({ name: "conformance-ts-v2", version: "2.4.0" });
   server.registerTool(
     "add",
@@ -70,6 +74,39 @@ function makeServer() {
     { mimeType: "text/plain" },
     async (uri, { name }) => ({ contents: [{ uri: uri.href, mimeType: "text/plain", text: `note ${name}` }] }),
   );
+  server.registerTool(
+    "echo",
+    {
+      description: "Echoes its message back",
+      inputSchema: z.object({ message: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ message }) => ({ content: [{ type: "text", text: `Echo: ${message}` }] }),
+  );
+  server.registerResource("unicode", "note://caf%C3%A9%20%E2%98%95", { mimeType: "text/plain" }, async (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/plain", text: "Café ☕" }],
+  }));
+  server.registerPrompt("grüße", { description: "A prompt whose name is not ASCII" }, async () => ({
+    messages: [{ role: "user", content: { type: "text", text: "Grüße! ☕" } }],
+  }));
+  if (withTrigger) {
+    let toggled;
+    server.registerTool(
+      "trigger_tool_change",
+      { description: "Registers the tool `toggled` when absent, removes it when present" },
+      async () => {
+        if (toggled) {
+          toggled.remove();
+          toggled = undefined;
+        } else {
+          toggled = server.registerTool("toggled", { description: "Appears and disappears" }, async () => ({
+            content: [{ type: "text", text: "toggled" }],
+          }));
+        }
+        return { content: [{ type: "text", text: "changed" }] };
+      },
+    );
+  }
   return server;
 }
 
@@ -115,4 +152,4 @@ function serveHttp() {
 }
 
 if (process.argv[2] === "http") serveHttp();
-else serveStdio(() => makeServer(), { legacy: "serve" });
+else serveStdio(() => makeServer(true), { legacy: "serve" });

@@ -34,6 +34,16 @@ pub(crate) const SSE_CLOSE_AFTER: Duration = Duration::from_millis(300);
 /// The `retry` the server asks of reconnecting clients.
 pub(crate) const SSE_RETRY: Duration = Duration::from_millis(500);
 
+/// The URI of the resource whose URI is percent-encoded UTF-8 ("café ☕").
+const UNICODE_URI: &str = "test://unicode/caf%C3%A9%20%E2%98%95";
+/// The text of the Unicode-named resource and prompt.
+const UNICODE_TEXT: &str = "Café ☕ — ünïcödé 日本語 😀";
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoArgs {
+    message: String,
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct SamplingArgs {
     prompt: String,
@@ -338,6 +348,16 @@ pub(crate) fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBui
             },
         )
         .tool(
+            Tool::new("echo", "Echoes its message back")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {"message": {"type": "string"}},
+                    "required": ["message"]
+                }))
+                .read_only(),
+            |args: EchoArgs, _: Context| async move { format!("Echo: {}", args.message) },
+        )
+        .tool(
             no_args_tool(
                 "test_reconnection",
                 "Answers after its SSE stream was closed, for replay after reconnection (SEP-1699)",
@@ -369,6 +389,12 @@ pub(crate) fn resources(builder: mcp_server::ServerBuilder) -> mcp_server::Serve
                 .description("A resource clients may subscribe to")
                 .mime_type("text/plain"),
             |_: ResourceRequest, _: Context| async { "Watched resource content." },
+        )
+        .resource(
+            Resource::new(UNICODE_URI, "unicode-uri")
+                .description("A resource whose URI is percent-encoded UTF-8 (café ☕)")
+                .mime_type("text/plain"),
+            |_: ResourceRequest, _: Context| async { UNICODE_TEXT },
         )
         .resource_template(
             ResourceTemplate::new("test://template/{id}/data", "template-data")
@@ -420,6 +446,10 @@ pub(crate) fn prompts(builder: mcp_server::ServerBuilder) -> mcp_server::ServerB
                     PromptMessage::user("Please process the embedded resource above."),
                 ])
             },
+        )
+        .prompt(
+            Prompt::new("test_prompt_ünïcödé", "A prompt whose name is not ASCII"),
+            |_: PromptArguments, _: Context| async { UNICODE_TEXT.to_owned() },
         )
         .prompt(
             Prompt::new("test_prompt_with_image", "A prompt with an image"),
