@@ -93,6 +93,7 @@ use session::{Session, SessionTable};
 
 /// Why the HTTP server could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HttpError {
     /// Binding the listening socket failed.
     #[error("cannot bind {addr}: {source}")]
