@@ -8,7 +8,7 @@ use mcp_proto::schema::{self, CacheScope, Icon, Implementation, LoggingLevel};
 
 use crate::app::App;
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
-use crate::error::ServerError;
+use crate::error::{HandlerError, ServerError};
 use crate::handler::Handler;
 use crate::modern::{CacheHint, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
@@ -130,15 +130,23 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// [`State`](crate::State), [`Context`](crate::Context) and [`Meta`](crate::Meta). The
     /// input schema is derived from the arguments' type and the output schema from a
     /// [`Json<T>`](crate::Json) result, unless `tool` sets them.
-    pub fn tool<H, T>(self, tool: impl Into<Tool>, handler: H) -> Self
+    ///
+    /// An arguments type that is not a JSON object (`String`, `i64`, `Vec<_>`: its schema says
+    /// so) can never fit a call: [`try_build`](Self::try_build) reports it, naming the tool, and
+    /// [`build`](Self::build) panics with that message.
+    pub fn tool<H, T>(mut self, tool: impl Into<Tool>, handler: H) -> Self
     where
         H: Handler<T, S, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.offers
+        let added = self
+            .offers
             .tools
             .add(tool.into(), handler, self.state.clone());
+        if let Err(e) = added {
+            self.errors.push(e.to_string());
+        }
         self
     }
 
@@ -195,9 +203,12 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
 
     /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
     /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
-    pub fn resource_provider<L, LT, H, T>(self, list: L, read: H) -> Self
+    /// `list` returns `Result<Vec<Resource>, E>` with any error `E` a [`HandlerError`] is made
+    /// from.
+    pub fn resource_provider<L, LT, E, H, T>(self, list: L, read: H) -> Self
     where
-        L: Handler<LT, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+        L: Handler<LT, S, (), Output = Result<Vec<schema::Resource>, E>>,
+        E: Into<HandlerError> + Send + 'static,
         LT: 'static,
         H: Handler<T, S, ResourceRequest>,
         H::Output: IntoReadResult,
@@ -297,7 +308,8 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Builds the server, or says which registration was invalid (a bad URI template).
+    /// Builds the server, or says which registration was invalid (a bad URI template, a tool
+    /// whose arguments type is not an object).
     pub fn try_build(self) -> Result<Server, ServerError> {
         if !self.errors.is_empty() {
             return Err(ServerError::InvalidParams(self.errors.join("; ")));
@@ -316,8 +328,9 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         ))
     }
 
-    /// Builds the server. Panics on an invalid URI template, an error that
-    /// [`try_build`](Self::try_build) reports instead.
+    /// Builds the server. Panics on an invalid registration (a bad URI template, a tool whose
+    /// arguments type is not an object), an error that [`try_build`](Self::try_build) reports
+    /// instead.
     pub fn build(self) -> Server {
         match self.try_build() {
             Ok(server) => server,

@@ -88,9 +88,10 @@ pub trait FromCall<S, I: ?Sized>: Sized {
     fn from_call(call: &Call<'_, I>, state: &S) -> Result<Self, Rejection>;
 
     /// The JSON Schema of the tool arguments this extractor reads, if it reads them and its
-    /// type describes itself.
-    fn input_schema() -> Option<JsonObject> {
-        None
+    /// type describes itself; refused when that type can never be a tool's arguments (its
+    /// schema is not an object).
+    fn input_schema() -> Result<Option<JsonObject>, Rejection> {
+        Ok(None)
     }
 }
 
@@ -149,14 +150,19 @@ impl<S, T: ToolArguments> FromCall<S, str> for T {
         jsonrpc::from_object(call.input).map_err(|e| Rejection(e.to_string()))
     }
 
-    fn input_schema() -> Option<JsonObject> {
+    fn input_schema() -> Result<Option<JsonObject>, Rejection> {
         #[cfg(feature = "schemars")]
         {
-            crate::derived_schema::object_schema::<T>()
+            crate::derived_schema::arguments_schema::<T>().map_err(|kind| {
+                Rejection(format!(
+                    "its arguments type `{}` is {kind} in JSON, not an object: a tool's arguments are always a JSON object, so take a struct with named fields (or no arguments parameter)",
+                    std::any::type_name::<T>()
+                ))
+            })
         }
         #[cfg(not(feature = "schemars"))]
         {
-            None
+            Ok(None)
         }
     }
 }
@@ -186,8 +192,9 @@ pub trait Handler<T, S, I: ?Sized>: Send + Sync + 'static {
     /// Extracts every parameter and starts the function.
     fn call(&self, call: &Call<'_, I>, state: &S) -> Result<Self::Future, Rejection>;
 
-    /// The input schema of the first parameter that has one (a tool's arguments).
-    fn input_schema() -> Option<JsonObject>;
+    /// The input schema of the first parameter that has one (a tool's arguments), refused when
+    /// a parameter's type can never be a tool's arguments.
+    fn input_schema() -> Result<Option<JsonObject>, Rejection>;
 }
 
 macro_rules! impl_handler {
@@ -208,8 +215,13 @@ macro_rules! impl_handler {
                 Ok(self($($param),*))
             }
 
-            fn input_schema() -> Option<JsonObject> {
-                None$(.or_else($param::input_schema))*
+            fn input_schema() -> Result<Option<JsonObject>, Rejection> {
+                let schema = None;
+                $(let schema = match schema {
+                    Some(schema) => Some(schema),
+                    None => $param::input_schema()?,
+                };)*
+                Ok(schema)
             }
         }
     };

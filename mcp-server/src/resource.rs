@@ -10,7 +10,7 @@ use mcp_proto::schema::{
     ResourceContents, TextResourceContents,
 };
 
-use crate::error::ServerError;
+use crate::error::{HandlerError, ServerError};
 use crate::handler::{erase, Call, Erased, FromCall, Handler, Rejection};
 use crate::tool::BoxFuture;
 use crate::uri_template::{UriTemplate, UriTemplateError};
@@ -192,12 +192,15 @@ impl IntoReadResult for &'static str {
     }
 }
 
-impl<T: IntoReadResult, E: Into<ServerError>> IntoReadResult for Result<T, E> {
+/// `Err` is a [`HandlerError`]: a JSON-RPC error (a returned [`ServerError`] keeps its code,
+/// e.g. `ResourceNotFound`; any other error is -32603).
+impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
     fn into_read_result(
         self,
         request: &ResourceRequest,
     ) -> Result<ReadResourceResult, ServerError> {
-        self.map_err(Into::into)?.into_read_result(request)
+        self.map_err(|e| e.into().into_server_error())?
+            .into_read_result(request)
     }
 }
 
@@ -230,13 +233,21 @@ where
 pub(crate) type ListFn = Erased<(), Result<Vec<schema::Resource>, ServerError>>;
 
 /// Erases a provider's list function bound to `state`.
-pub(crate) fn list_fn<H, T, S>(handler: H, state: S) -> ListFn
+pub(crate) fn list_fn<H, T, S, E>(handler: H, state: S) -> ListFn
 where
-    H: Handler<T, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+    H: Handler<T, S, (), Output = Result<Vec<schema::Resource>, E>>,
+    E: Into<HandlerError> + Send + 'static,
     T: 'static,
     S: Send + Sync + 'static,
 {
-    erase(handler, state, std::convert::identity)
+    erase(handler, state, listed::<E>)
+}
+
+/// A provider's list, its error made the JSON-RPC error to answer with.
+fn listed<E: Into<HandlerError>>(
+    list: Result<Vec<schema::Resource>, E>,
+) -> Result<Vec<schema::Resource>, ServerError> {
+    list.map_err(|e| e.into().into_server_error())
 }
 
 /// A registered static resource.

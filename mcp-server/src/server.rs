@@ -535,15 +535,17 @@ impl Server {
     }
 
     /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
-    /// The handler gets no [`State`](crate::State): capture what it needs.
-    pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H)
+    /// The handler gets no [`State`](crate::State): capture what it needs. Refused, naming the
+    /// tool, when the handler's arguments type is not a JSON object (`String`, `Vec<_>`, ...).
+    pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H) -> Result<(), ServerError>
     where
         H: Handler<T, (), str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.inner.offers.tools.add(tool.into(), handler, ());
+        self.inner.offers.tools.add(tool.into(), handler, ())?;
         self.list_changed(ListKind::Tools);
+        Ok(())
     }
 
     /// Removes a tool while the server runs; returns whether it existed.

@@ -76,18 +76,18 @@ impl<'a> CallParams<'a> {
 
 impl ToolService {
     /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
-    /// derived from the handler's types.
-    pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S)
+    /// derived from the handler's types. Refused, naming the tool, when the handler's arguments
+    /// type can never fit a call's arguments (its schema is not an object).
+    pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S) -> Result<(), ServerError>
     where
         H: Handler<T, S, str>,
         H::Output: IntoToolResult,
         T: 'static,
         S: Send + Sync + 'static,
     {
-        let tool = tool.with_derived_schemas(
-            H::input_schema(),
-            <H::Output as IntoToolResult>::output_schema(),
-        );
+        let input = H::input_schema()
+            .map_err(|e| ServerError::InvalidParams(format!("tool {:?}: {e}", tool.name())))?;
+        let tool = tool.with_derived_schemas(input, <H::Output as IntoToolResult>::output_schema());
         if !tool_name_is_portable(&tool.name) {
             tracing::warn!(
                 "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
@@ -108,6 +108,7 @@ impl ToolService {
         if let Some(old) = table.insert(entry.tool.name.clone(), Arc::new(entry)) {
             self.count_task_tool(&old, false);
         }
+        Ok(())
     }
 
     /// Removes a tool; returns whether it existed.
