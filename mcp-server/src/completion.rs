@@ -75,8 +75,8 @@ pub(crate) enum CompletionTarget {
 }
 
 /// The completion request, as a parameter of a completion handler.
-impl<S> FromCall<S, CompletionRequest> for CompletionRequest {
-    fn from_call(call: &Call<'_, CompletionRequest>, _: &S) -> Result<Self, Rejection> {
+impl FromCall<CompletionRequest> for CompletionRequest {
+    fn from_call(call: &Call<'_, CompletionRequest>) -> Result<Self, Rejection> {
         Ok(call.input.clone())
     }
 }
@@ -84,15 +84,14 @@ impl<S> FromCall<S, CompletionRequest> for CompletionRequest {
 /// A type-erased completion handler.
 pub(crate) type CompleteFn = Erased<CompletionRequest, Result<CompleteResult, ServerError>>;
 
-/// Erases a completion handler bound to `state`.
-pub(crate) fn complete_fn<H, T, S>(handler: H, state: S) -> CompleteFn
+/// Erases a completion handler.
+pub(crate) fn complete_fn<H, T>(handler: H) -> CompleteFn
 where
-    H: Handler<T, S, CompletionRequest>,
+    H: Handler<T, CompletionRequest>,
     H::Output: IntoCompletion,
     T: 'static,
-    S: Send + Sync + 'static,
 {
-    erase(handler, state, IntoCompletion::into_completion)
+    erase(handler, IntoCompletion::into_completion)
 }
 
 /// Completes from a fixed list of candidates: those starting with the typed prefix.

@@ -207,7 +207,7 @@ pub use app::{App, DEFAULT_VIEW_TTL};
 pub use completion::{complete_from, CompletionRequest, IntoCompletion};
 pub use context::Context;
 pub use error::{HandlerError, ServerError};
-pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, ToolArguments};
+pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, StateType, ToolArguments};
 pub use modern::CacheHint;
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};

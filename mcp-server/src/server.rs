@@ -20,7 +20,7 @@ pub use crate::builder::ServerBuilder;
 use crate::connection::{capabilities_from, Connection, ConnectionState, ListKind};
 use crate::error::ServerError;
 use crate::event_store::EventLimits;
-use crate::handler::Handler;
+use crate::handler::{Handler, StateMap};
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::request_scope::Negotiated;
@@ -94,6 +94,8 @@ pub(crate) struct SharedParts {
     pub(crate) seal_key: Option<SealKey>,
     pub(crate) task_store: Option<Arc<dyn TaskStore>>,
     pub(crate) backend: Arc<dyn StateBackend>,
+    /// What `ServerBuilder::state` gave, by type.
+    pub(crate) states: StateMap,
 }
 
 /// Called when a client's roots change.
@@ -101,6 +103,8 @@ pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
 struct ServerInner {
     info: Implementation,
+    /// The shared state handlers extract with `State<S>`, by type.
+    states: StateMap,
     /// `info` as JSON, written into every 2026-07-28 result.
     info_json: Box<RawValue>,
     /// The configured versions of the 2025 era (offered in `initialize`), oldest first.
@@ -160,6 +164,7 @@ impl Server {
             seal_key,
             task_store,
             backend,
+            states,
         } = shared;
         let task_store = task_store.or_else(|| backend.task_store());
         let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
@@ -174,6 +179,7 @@ impl Server {
             versions.into_iter().partition(|v| v.is_stateless_era());
         Server {
             inner: Arc::new(ServerInner {
+                states,
                 info_json,
                 handshake_versions,
                 modern_versions,
@@ -534,16 +540,33 @@ impl Server {
         self.inner.options.page_size
     }
 
+    /// The shared state of type `S` the builder was given, if any.
+    pub(crate) fn state<S: Clone + 'static>(&self) -> Option<S> {
+        self.inner.states.get()
+    }
+
     /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
-    /// The handler gets no [`State`](crate::State): capture what it needs. Refused, naming the
-    /// tool, when the handler's arguments type is not a JSON object (`String`, `Vec<_>`, ...).
+    /// Its handler takes the builder's [`State`](crate::State) like any other. Refused, naming
+    /// the tool, when the handler's arguments type is not a JSON object (`String`, `Vec<_>`,
+    /// ...) or it takes a `State` the server was not given.
     pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H) -> Result<(), ServerError>
     where
-        H: Handler<T, (), str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.inner.offers.tools.add(tool.into(), handler, ())?;
+        let tool = tool.into();
+        if let Some(missing) = H::state_types()
+            .into_iter()
+            .find(|ty| !self.inner.states.has(*ty))
+        {
+            return Err(ServerError::InvalidParams(format!(
+                "tool {:?} takes State<{}>, which the server was not given: add it with ServerBuilder::state",
+                tool.name(),
+                missing.name()
+            )));
+        }
+        self.inner.offers.tools.add(tool, handler)?;
         self.list_changed(ListKind::Tools);
         Ok(())
     }
@@ -556,11 +579,11 @@ impl Server {
     /// Adds (or replaces) a static resource while the server runs.
     pub fn add_resource<H, T>(&self, resource: impl Into<Resource>, read: H)
     where
-        H: Handler<T, (), ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, ());
+        let read = read_fn(read);
         self.inner
             .offers
             .resources
@@ -583,11 +606,11 @@ impl Server {
         read: H,
     ) -> Result<(), ServerError>
     where
-        H: Handler<T, (), ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, ());
+        let read = read_fn(read);
         self.inner
             .offers
             .resources
@@ -667,11 +690,11 @@ impl Server {
     /// Adds (or replaces) a prompt while the server runs.
     pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
     where
-        H: Handler<T, (), PromptArguments>,
+        H: Handler<T, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.inner.offers.prompts.add(prompt.into(), handler, ());
+        self.inner.offers.prompts.add(prompt.into(), handler);
         self.list_changed(ListKind::Prompts);
     }
 

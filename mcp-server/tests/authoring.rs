@@ -413,3 +413,67 @@ async fn a_runtime_tool_whose_arguments_are_not_an_object_is_an_error() {
         "{listed}"
     );
 }
+
+/// A second kind of shared state, beside [`Counter`].
+#[derive(Clone)]
+struct Greeting(&'static str);
+
+#[tokio::test]
+async fn state_reaches_handlers_registered_before_after_and_at_run_time() {
+    let server = Server::builder("state", "1.0.0")
+        .tool(
+            Tool::new("early", "Registered before the state"),
+            |State(counter): State<Counter>| async move { counter.bump().to_string() },
+        )
+        .prompt(
+            Prompt::new("hello", "Greets"),
+            |State(Greeting(g)): State<Greeting>, State(counter): State<Counter>| async move {
+                format!("{g} {}", counter.bump())
+            },
+        )
+        .state(Counter::default())
+        .state(Greeting("hi"))
+        .tool(
+            Tool::new("late", "Registered after it"),
+            |State(counter): State<Counter>| async move { counter.bump().to_string() },
+        )
+        .build();
+    let at_run_time = server.add_tool(
+        Tool::new("runtime", "Added while serving"),
+        |State(counter): State<Counter>| async move { counter.bump().to_string() },
+    );
+    assert!(at_run_time.is_ok());
+    let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
+    for (name, count) in [("early", "1"), ("late", "2"), ("runtime", "3")] {
+        let r = client.call("tools/call", json!({"name": name})).await;
+        assert_eq!(r["content"][0]["text"], count, "{name}: {r}");
+    }
+    let r = client.call("prompts/get", json!({"name": "hello"})).await;
+    assert_eq!(r["messages"][0]["content"]["text"], "hi 4", "{r}");
+}
+
+#[tokio::test]
+async fn a_handler_taking_state_never_given_is_refused_at_registration() {
+    let refused = Server::builder("s", "1")
+        .state(Counter::default())
+        .tool(
+            Tool::new("greet", "Greets"),
+            |State(Greeting(g)): State<Greeting>| async move { g },
+        )
+        .try_build();
+    let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        error.contains("tool \"greet\"") && error.contains("Greeting"),
+        "{error}"
+    );
+    let server = Server::builder("s", "1").state(Counter::default()).build();
+    let refused = server.add_tool(
+        Tool::new("greet", "Greets"),
+        |State(Greeting(g)): State<Greeting>| async move { g },
+    );
+    let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        error.contains("tool \"greet\"") && error.contains("Greeting"),
+        "{error}"
+    );
+}

@@ -623,7 +623,7 @@ progress notification per sample when the call carries a progress token; cancel 
 /// The weather server, answering from `provider`.
 /// The weather server's builder, everything registered: the caller may add deployment
 /// settings (shared state, the request-state key) before it builds.
-pub fn builder(provider: Provider) -> ServerBuilder<Arc<Provider>> {
+pub fn builder(provider: Provider) -> ServerBuilder {
     let weather_hints = annotations(provider.is_networked());
     Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
         .title("Weather")

@@ -78,12 +78,11 @@ impl ToolService {
     /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
     /// derived from the handler's types. Refused, naming the tool, when the handler's arguments
     /// type can never fit a call's arguments (its schema is not an object).
-    pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S) -> Result<(), ServerError>
+    pub(crate) fn add<H, T>(&self, tool: Tool, handler: H) -> Result<(), ServerError>
     where
-        H: Handler<T, S, str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
-        S: Send + Sync + 'static,
     {
         let input = H::input_schema()
             .map_err(|e| ServerError::InvalidParams(format!("tool {:?}: {e}", tool.name())))?;
@@ -100,7 +99,7 @@ impl ToolService {
         let entry = ToolEntry {
             listing: listing(&tool),
             tool,
-            handler: erase(handler, state, IntoToolResult::into_tool_result),
+            handler: erase(handler, IntoToolResult::into_tool_result),
             seq: self.seq.fetch_add(1, Ordering::Relaxed),
         };
         let mut table = write_table(&self.entries);
