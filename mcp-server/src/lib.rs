@@ -153,7 +153,11 @@
 //! ## Cargo features
 //!
 //! - `schemars` (default): tool input and output schemas derived from Rust types.
-//! - `oauth` (default): token verifiers that ask an OAuth authorization server (JWKS,
+//! - `http` (default): the Streamable HTTP and HTTP+SSE transports (`http`,
+//!   [`Server::serve_http`], [`Server::http_service`]) with hyper. Without it a server serves
+//!   stdio (or any `mcp_proto` transport) and compiles no HTTP stack:
+//!   `mcp-server = { version = "0.1", default-features = false, features = ["schemars"] }`.
+//! - `oauth` (default, implies `http`): token verifiers that ask an OAuth authorization server (JWKS,
 //!   introspection) over HTTPS; without it, bring your own [`auth::TokenVerifier`].
 //! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
 //!
@@ -168,6 +172,9 @@
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
+// Without `http`, the engine's HTTP-only internals (session store links, replica request
+// ids, the params pre-read the HTTP transport hands in) are compiled but unused.
+#![cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
 
 mod app;
 pub mod auth;
@@ -185,12 +192,14 @@ pub mod fast_paths;
 #[cfg(test)]
 mod future_sizes;
 mod handler;
+#[cfg(feature = "http")]
 pub mod http;
 mod modern;
 #[cfg(feature = "otlp")]
 pub mod otlp;
 mod pagination;
 mod prompt;
+mod random_id;
 mod request_scope;
 mod resource;
 mod router;

@@ -319,6 +319,7 @@ impl Server {
         self.serve_session(transport, None)
     }
 
+    #[cfg(feature = "http")]
     /// Binds `addr` and serves this server over Streamable HTTP (and HTTP+SSE, as `config`
     /// says), one session per client; see [`http::bind`](crate::http::bind).
     pub async fn serve_http<A: tokio::net::ToSocketAddrs + std::fmt::Debug>(
@@ -331,6 +332,7 @@ impl Server {
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
+    #[cfg(feature = "http")]
     /// `config`, with the stores the shared-state backend provides, and this server
     /// remembering the session and event stores it serves 2025-era sessions from.
     fn share_sessions(&self, config: crate::http::HttpConfig) -> crate::http::HttpConfig {
@@ -348,6 +350,7 @@ impl Server {
         config
     }
 
+    #[cfg(feature = "http")]
     /// `config` with 2025-era sessions, their streams and relayed messages kept where the
     /// shared-state backend says (unless it names a session store of its own, or serves
     /// statelessly).
@@ -369,6 +372,7 @@ impl Server {
         config
     }
 
+    #[cfg(feature = "http")]
     /// Like [`serve_http`](Self::serve_http), on a listener already bound (to learn the port
     /// before the server starts, say; see [`http::serve`](crate::http::serve)).
     pub fn serve_http_on(
@@ -381,6 +385,7 @@ impl Server {
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
+    #[cfg(feature = "http")]
     /// This server over Streamable HTTP and HTTP+SSE as a tower `Service`, for a host app to
     /// mount beside its own routes (axum's `Router::nest_service("/mcp", …)` with
     /// [`HttpConfig::nested`](crate::http::HttpConfig::nested)); see
@@ -751,7 +756,7 @@ struct SharedSessions {
 fn replica_request_ids() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *BASE.get_or_init(|| {
-        let random = crate::http::new_random_id()
+        let random = crate::random_id::new_random_id()
             .ok()
             .and_then(|hex| u32::from_str_radix(hex.get(..8)?, 16).ok())
             .unwrap_or(1);

@@ -14,6 +14,7 @@ use super::{list_page, listing, read_table, write_table};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
+#[cfg(feature = "http")]
 use crate::http::{tool_header_params, ToolHeaderParam};
 use crate::modern::{json_text, ParamsRead, ResultHead};
 use crate::tasks::{self, CallMode, TaskSlot};
@@ -93,6 +94,7 @@ impl ToolService {
                 tool.name
             );
         }
+        #[cfg(feature = "http")]
         if !tool_header_params(&tool.input_schema).is_empty() {
             self.annotated.store(true, Ordering::Relaxed);
         }
@@ -140,6 +142,7 @@ impl ToolService {
         self.task_tools.load(Ordering::Relaxed) > 0
     }
 
+    #[cfg(feature = "http")]
     /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
     /// 2026-07-28 Streamable HTTP transport checks against `Mcp-Param-*` headers.
     pub(crate) fn header_params(&self, name: &str) -> Vec<ToolHeaderParam> {
