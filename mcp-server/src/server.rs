@@ -20,7 +20,7 @@ pub use crate::builder::ServerBuilder;
 use crate::connection::{capabilities_from, Connection, ConnectionState, ListKind};
 use crate::error::ServerError;
 use crate::event_store::EventLimits;
-use crate::handler::{Handler, StateMap};
+use crate::handler::{Handler, StateMap, StateType};
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::request_scope::Negotiated;
@@ -545,6 +545,22 @@ impl Server {
         self.inner.options.page_size
     }
 
+    /// Refuses a handler added at run time that takes a `State` the server was not given.
+    fn has_states(
+        &self,
+        handler: impl FnOnce() -> String,
+        types: Vec<StateType>,
+    ) -> Result<(), ServerError> {
+        match types.into_iter().find(|ty| !self.inner.states.has(*ty)) {
+            None => Ok(()),
+            Some(missing) => Err(ServerError::InvalidParams(format!(
+                "{} takes State<{}>, which the server was not given: add it with ServerBuilder::state",
+                handler(),
+                missing.name()
+            ))),
+        }
+    }
+
     /// The shared state of type `S` the builder was given, if any.
     pub(crate) fn state<S: Clone + 'static>(&self) -> Option<S> {
         self.inner.states.get()
@@ -561,16 +577,7 @@ impl Server {
         T: 'static,
     {
         let tool = tool.into();
-        if let Some(missing) = H::state_types()
-            .into_iter()
-            .find(|ty| !self.inner.states.has(*ty))
-        {
-            return Err(ServerError::InvalidParams(format!(
-                "tool {:?} takes State<{}>, which the server was not given: add it with ServerBuilder::state",
-                tool.name(),
-                missing.name()
-            )));
-        }
+        self.has_states(|| format!("tool {:?}", tool.name()), H::state_types())?;
         self.inner.offers.tools.add(tool, handler)?;
         self.list_changed(ListKind::Tools);
         Ok(())
@@ -581,7 +588,8 @@ impl Server {
         self.changed_if(ListKind::Tools, self.inner.offers.tools.remove(name))
     }
 
-    /// Adds (or replaces) a static resource while the server runs.
+    /// Adds (or replaces) a static resource while the server runs. A handler taking a `State`
+    /// the server was not given is refused at each read (see [`add_tool`](Self::add_tool)).
     pub fn add_resource<H, T>(&self, resource: impl Into<Resource>, read: H)
     where
         H: Handler<T, ResourceRequest>,
@@ -605,6 +613,7 @@ impl Server {
     }
 
     /// Adds a resource template while the server runs (replacing one with the same text).
+    /// Refused for an invalid template, or a handler taking a `State` the server was not given.
     pub fn add_resource_template<H, T>(
         &self,
         template: impl Into<ResourceTemplate>,
@@ -615,11 +624,11 @@ impl Server {
         H::Output: IntoReadResult,
         T: 'static,
     {
+        let template = template.into();
+        let text = &template.definition().uri_template;
+        self.has_states(|| format!("resource template {text:?}"), H::state_types())?;
         let read = read_fn(read);
-        self.inner
-            .offers
-            .resources
-            .add_template(template.into(), read)?;
+        self.inner.offers.resources.add_template(template, read)?;
         self.list_changed(ListKind::Resources);
         Ok(())
     }
@@ -692,7 +701,8 @@ impl Server {
             .publish(ListenEvent::ResourceUpdated(uri.into()));
     }
 
-    /// Adds (or replaces) a prompt while the server runs.
+    /// Adds (or replaces) a prompt while the server runs. A handler taking a `State` the server
+    /// was not given is refused at each call (see [`add_tool`](Self::add_tool)).
     pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
     where
         H: Handler<T, PromptArguments>,

@@ -452,28 +452,27 @@ async fn state_reaches_handlers_registered_before_after_and_at_run_time() {
     assert_eq!(r["messages"][0]["content"]["text"], "hi 4", "{r}");
 }
 
+/// Asserts `result` is the refusal of `handler` for taking a `State<Greeting>` never given.
+fn refused_for_greeting<T>(result: Result<T, ServerError>, handler: &str) {
+    let error = result.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        error.contains(handler) && error.contains("State<authoring::Greeting>"),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn a_handler_taking_state_never_given_is_refused_at_registration() {
-    let refused = Server::builder("s", "1")
+    let greet = || Tool::new("greet", "Greets");
+    let greeting = |State(Greeting(g)): State<Greeting>| async move { g };
+    let built = Server::builder("s", "1")
         .state(Counter::default())
-        .tool(
-            Tool::new("greet", "Greets"),
-            |State(Greeting(g)): State<Greeting>| async move { g },
-        )
+        .tool(greet(), greeting)
         .try_build();
-    let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        error.contains("tool \"greet\"") && error.contains("Greeting"),
-        "{error}"
-    );
+    refused_for_greeting(built, "tool \"greet\"");
     let server = Server::builder("s", "1").state(Counter::default()).build();
-    let refused = server.add_tool(
-        Tool::new("greet", "Greets"),
-        |State(Greeting(g)): State<Greeting>| async move { g },
-    );
-    let error = refused.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        error.contains("tool \"greet\"") && error.contains("Greeting"),
-        "{error}"
-    );
+    refused_for_greeting(server.add_tool(greet(), greeting), "tool \"greet\"");
+    let template = ResourceTemplate::new("greeting://{who}", "greetings");
+    let added = server.add_resource_template(template, greeting);
+    refused_for_greeting(added, "template \"greeting://{who}\"");
 }
