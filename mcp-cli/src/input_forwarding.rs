@@ -155,9 +155,8 @@ impl InputForwarder {
                  to it was in progress, so there is no one to ask"
             )));
         };
-        let one_session = rest.iter().all(|c| {
-            !c.ctx.protocol_version().is_stateless_era() && c.ctx.peer().is_same(first.ctx.peer())
-        }) && !first.ctx.protocol_version().is_stateless_era();
+        let one_session = rest.iter().all(|c| c.ctx.same_connection(&first.ctx))
+            && !first.ctx.protocol_version().is_stateless_era();
         if !rest.is_empty() && !one_session {
             return Err(ErrorObject::internal(format!(
                 "mcp proxy: server {server:?} asked for {what} while {} calls of different \

@@ -390,7 +390,9 @@ pub fn follow_changes(
             for tool in &new_tools {
                 let definition = tool_definition(&hub, tool);
                 if !tools.contains(&definition) {
-                    server.add_tool(definition, tool_handler(&hub, &input, &tool.exposed));
+                    // Never refused: the handler's arguments are any JSON `Value`, and only
+                    // an arguments type that cannot be an object is.
+                    let _ = server.add_tool(definition, tool_handler(&hub, &input, &tool.exposed));
                 }
             }
             tools = new_tools.iter().map(|t| tool_definition(&hub, t)).collect();

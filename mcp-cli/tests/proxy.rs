@@ -26,10 +26,9 @@ fn text(result: &mcp_proto::schema::CallToolResult) -> &str {
 #[tokio::test]
 async fn list_changed_refreshes_that_servers_tools() {
     let server = mcp_server::Server::builder("dynamic", "1.0.0")
-        .tool(
-            mcp_server::Tool::new("first", "The first tool"),
-            |_: mcp_server::NoArgs, _ctx: mcp_server::Context| async { "one" },
-        )
+        .tool(mcp_server::Tool::new("first", "The first tool"), || async {
+            "one"
+        })
         .build();
     let factory = {
         let server = server.clone();
@@ -71,10 +70,12 @@ async fn list_changed_refreshes_that_servers_tools() {
     )
     .await
     .expect("proxy client");
-    server.add_tool(
-        mcp_server::Tool::new("second", "The second tool"),
-        |_: mcp_server::NoArgs, _ctx: mcp_server::Context| async { "two" },
-    );
+    server
+        .add_tool(
+            mcp_server::Tool::new("second", "The second tool"),
+            || async { "two" },
+        )
+        .expect("a tool without arguments");
     bounded(10, "refresh", async {
         while hub.tools().len() < 2 {
             tokio::time::sleep(Duration::from_millis(20)).await;

@@ -38,13 +38,12 @@ fn pass_through(text: &str) -> mcp_server::ToolOutput {
 /// An upstream over Streamable HTTP with the tools `rich` and `failing`; its URL.
 async fn upstream() -> (String, mcp_server::http::HttpServer) {
     let server = mcp_server::Server::builder("upstream", "1.0.0")
-        .tool(
-            mcp_server::Tool::new("rich", "A rich result"),
-            |_: mcp_server::NoArgs| async { pass_through(RICH) },
-        )
+        .tool(mcp_server::Tool::new("rich", "A rich result"), || async {
+            pass_through(RICH)
+        })
         .tool(
             mcp_server::Tool::new("failing", "A failed call"),
-            |_: mcp_server::NoArgs| async { pass_through(FAILED) },
+            || async { pass_through(FAILED) },
         )
         .build();
     let http = mcp_server::http::bind(

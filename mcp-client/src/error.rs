@@ -8,6 +8,7 @@ use mcp_proto::peer::PeerError;
 
 /// Why a client operation failed.
 #[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ClientError {
     /// The server's process could not be started (no such command, no permission, bad cwd).
     #[error("server {server}: could not start `{command}`: {source}")]

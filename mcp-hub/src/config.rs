@@ -173,6 +173,7 @@ pub struct HubConfig {
 
 /// Why a config could not be used.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read or written.
     #[error("{file}: {source}")]

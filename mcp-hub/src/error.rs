@@ -9,6 +9,7 @@ use mcp_client::ClientError;
 /// The kind of a hub failure, for callers that branch on it and for the `[kind]` label a
 /// model sees in an error result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The server is not connected, failed to start, or the connection dropped.
     Connection,
@@ -43,6 +44,7 @@ impl ErrorKind {
 
 /// Why a hub operation failed.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum HubError {
     /// No tool has that exposed name, and no single server has a tool of that raw name.
     #[error("no tool named {name:?}; run `mcp tools` to see the exposed names")]
@@ -133,6 +135,8 @@ impl HubError {
                 | ClientError::TaskNotDone { .. } => ErrorKind::Protocol,
                 ClientError::TaskEnded { .. } => ErrorKind::Tool,
                 ClientError::Spawn { .. } | ClientError::CrashLoop { .. } => ErrorKind::Connection,
+                // A failure the client learns to report later: protocol, until classified.
+                _ => ErrorKind::Protocol,
             },
         }
     }

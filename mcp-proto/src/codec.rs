@@ -17,6 +17,7 @@ pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
 /// A frame that could not become a message. The stream is intact after each of these.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum FrameError {
     /// A line longer than the limit; it was skipped without being buffered.
     #[error("message exceeds the maximum size of {limit} bytes and was skipped")]

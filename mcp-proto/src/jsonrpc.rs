@@ -596,6 +596,7 @@ impl InvalidMessage {
 
 /// Why a frame could not be turned into a message.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ParseError {
     /// Not JSON at all: answered with -32700 and id null.
     #[error("invalid JSON: {0}")]

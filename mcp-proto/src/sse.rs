@@ -75,6 +75,7 @@ impl SseEvent {
 
 /// What can go wrong reading or writing an event stream.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SseError {
     /// An incoming event's field lines exceeded the parser's maximum; the event was skipped.
     #[error("SSE event exceeds the maximum size of {limit} bytes; skipped")]

@@ -16,7 +16,7 @@ use http_common::*;
 use mcp_server::http::{HttpConfig, HttpServer};
 use mcp_server::schema::{ElicitAction, ElicitParams, TaskSupport};
 use mcp_server::tasks::{TaskOptions, TaskRecord, TaskStore};
-use mcp_server::{Context, Server, Tool, ToolError};
+use mcp_server::{Context, HandlerError, Server, Tool};
 use mcp_server_redis::{RedisBackend, RedisConfig, RedisHandle, RedisTaskStore};
 use serde_json::{json, Value};
 
@@ -63,15 +63,15 @@ async fn replica(prefix: &str, stopped: Arc<AtomicBool>) -> HttpServer {
         let answer = ctx
             .elicit(ElicitParams::form("A word?", schema))
             .await
-            .map_err(ToolError::from)?;
+            .map_err(HandlerError::from)?;
         if answer.action != ElicitAction::Accept {
-            return Err(ToolError::from("declined".to_string()));
+            return Err(HandlerError::from("declined".to_string()));
         }
         let word = answer
             .content
             .and_then(|c| c.get("word").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_default();
-        Ok::<_, ToolError>(format!("got {word}"))
+        Ok::<_, HandlerError>(format!("got {word}"))
     };
     Server::builder("replica", "1.0.0")
         .shared_state(

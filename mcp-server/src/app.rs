@@ -160,7 +160,7 @@ impl App {
             let result = view_contents(&request.uri, &html, view_meta.as_ref(), &ctx, ttl_ms);
             async move { result }
         };
-        (tool, resource, read_fn(read, ()))
+        (tool, resource, read_fn(read))
     }
 }
 

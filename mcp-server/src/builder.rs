@@ -8,8 +8,8 @@ use mcp_proto::schema::{self, CacheScope, Icon, Implementation, LoggingLevel};
 
 use crate::app::App;
 use crate::completion::{complete_fn, CompletionRequest, CompletionTarget, IntoCompletion};
-use crate::error::ServerError;
-use crate::handler::Handler;
+use crate::error::{HandlerError, ServerError};
+use crate::handler::{Handler, StateMap, StateType};
 use crate::modern::{CacheHint, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::resource::{
@@ -20,9 +20,9 @@ use crate::shared::{InProcess, StateBackend};
 use crate::tasks::{TaskOptions, TaskStore};
 use crate::tool::{IntoToolResult, Tool};
 
-/// Builds a [`Server`]. `S` is the state handlers registered from here on may extract with
-/// [`State<S>`](crate::State) (see [`state`](Self::state)).
-pub struct ServerBuilder<S = ()> {
+/// Builds a [`Server`]: its identity, options, handlers and the shared state they may extract
+/// with [`State<S>`](crate::State) (see [`state`](Self::state)).
+pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     options: ServerOptions,
@@ -32,7 +32,10 @@ pub struct ServerBuilder<S = ()> {
     task_store: Option<Arc<dyn TaskStore>>,
     backend: Arc<dyn StateBackend>,
     errors: Vec<String>,
-    state: S,
+    states: StateMap,
+    /// What each handler registered so far reads of the shared state, checked at build time:
+    /// (the handler, as messages name it; the state types it reads).
+    state_needs: Vec<(String, Vec<StateType>)>,
 }
 
 impl ServerBuilder {
@@ -48,26 +51,24 @@ impl ServerBuilder {
             task_store: None,
             backend: Arc::new(InProcess),
             errors: Vec::new(),
-            state: (),
+            states: StateMap::default(),
+            state_needs: Vec::new(),
         }
     }
-}
 
-impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
-    /// Shares `state` with every handler registered after this call: a handler takes it as a
-    /// [`State<S2>`](crate::State) parameter. Keep it cheap to clone (an `Arc`, a pool).
-    pub fn state<S2: Clone + Send + Sync + 'static>(self, state: S2) -> ServerBuilder<S2> {
-        ServerBuilder {
-            info: self.info,
-            instructions: self.instructions,
-            options: self.options,
-            offers: self.offers,
-            on_roots_list_changed: self.on_roots_list_changed,
-            seal_key: self.seal_key,
-            task_store: self.task_store,
-            backend: self.backend,
-            errors: self.errors,
-            state,
+    /// Shares `state` with every handler: a handler takes it as a [`State<S>`](crate::State)
+    /// parameter, whether it was registered before or after this call, or added while the
+    /// server runs. One value per type (a second `state` of the same type replaces the
+    /// first); several types may be given. Keep it cheap to clone (an `Arc`, a pool).
+    pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.states.insert(state);
+        self
+    }
+
+    /// Notes what `handler` reads of the shared state, for [`try_build`](Self::try_build).
+    fn needs(&mut self, handler: impl FnOnce() -> String, types: Vec<StateType>) {
+        if !types.is_empty() {
+            self.state_needs.push((handler(), types));
         }
     }
 
@@ -130,15 +131,22 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// [`State`](crate::State), [`Context`](crate::Context) and [`Meta`](crate::Meta). The
     /// input schema is derived from the arguments' type and the output schema from a
     /// [`Json<T>`](crate::Json) result, unless `tool` sets them.
-    pub fn tool<H, T>(self, tool: impl Into<Tool>, handler: H) -> Self
+    ///
+    /// An arguments type that is not a JSON object (`String`, `i64`, `Vec<_>`: its schema says
+    /// so) can never fit a call: [`try_build`](Self::try_build) reports it, naming the tool, and
+    /// [`build`](Self::build) panics with that message.
+    pub fn tool<H, T>(mut self, tool: impl Into<Tool>, handler: H) -> Self
     where
-        H: Handler<T, S, str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.offers
-            .tools
-            .add(tool.into(), handler, self.state.clone());
+        let tool = tool.into();
+        self.needs(|| format!("tool {:?}", tool.name()), H::state_types());
+        let added = self.offers.tools.add(tool, handler);
+        if let Err(e) = added {
+            self.errors.push(e.to_string());
+        }
         self
     }
 
@@ -147,7 +155,7 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// `io.modelcontextprotocol/ui` extension among the server's capabilities. See [`App`].
     pub fn app<H, T>(mut self, app: App, handler: H) -> Self
     where
-        H: Handler<T, S, str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
@@ -167,14 +175,16 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
 
     /// Registers a static resource and its read handler (extractors: [`ResourceRequest`],
     /// `State`, `Context`, `Meta`).
-    pub fn resource<H, T>(self, resource: impl Into<Resource>, read: H) -> Self
+    pub fn resource<H, T>(mut self, resource: impl Into<Resource>, read: H) -> Self
     where
-        H: Handler<T, S, ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, self.state.clone());
-        self.offers.resources.add_resource(resource.into(), read);
+        let resource = resource.into();
+        let uri = &resource.definition().uri;
+        self.needs(|| format!("resource {uri:?}"), H::state_types());
+        self.offers.resources.add_resource(resource, read_fn(read));
         self
     }
 
@@ -182,12 +192,14 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// An invalid template is reported by [`try_build`](Self::try_build).
     pub fn resource_template<H, T>(mut self, template: impl Into<ResourceTemplate>, read: H) -> Self
     where
-        H: Handler<T, S, ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, self.state.clone());
-        if let Err(e) = self.offers.resources.add_template(template.into(), read) {
+        let template = template.into();
+        let text = &template.definition().uri_template;
+        self.needs(|| format!("resource template {text:?}"), H::state_types());
+        if let Err(e) = self.offers.resources.add_template(template, read_fn(read)) {
             self.errors.push(e.to_string());
         }
         self
@@ -195,17 +207,23 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
 
     /// Registers a dynamic set of resources: `list` is asked on every `resources/list`, `read`
     /// on reads no static resource answered (return `ServerError::ResourceNotFound` to pass).
-    pub fn resource_provider<L, LT, H, T>(self, list: L, read: H) -> Self
+    /// `list` returns `Result<Vec<Resource>, E>` with any error `E` a [`HandlerError`] is made
+    /// from.
+    pub fn resource_provider<L, LT, E, H, T>(mut self, list: L, read: H) -> Self
     where
-        L: Handler<LT, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+        L: Handler<LT, (), Output = Result<Vec<schema::Resource>, E>>,
+        E: Into<HandlerError> + Send + 'static,
         LT: 'static,
-        H: Handler<T, S, ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
+        let mut types = L::state_types();
+        types.extend(H::state_types());
+        self.needs(|| "a resource provider".to_owned(), types);
         self.offers.resources.add_provider(ProviderEntry {
-            list: list_fn(list, self.state.clone()),
-            read: read_fn(read, self.state.clone()),
+            list: list_fn(list),
+            read: read_fn(read),
         });
         self
     }
@@ -213,42 +231,52 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
     /// Registers a prompt and its handler: an async function of the arguments (a
     /// [`PromptArguments`](crate::PromptArguments) map or any type deserializable from it),
     /// `State`, `Context` and `Meta`.
-    pub fn prompt<H, T>(self, prompt: impl Into<Prompt>, handler: H) -> Self
+    pub fn prompt<H, T>(mut self, prompt: impl Into<Prompt>, handler: H) -> Self
     where
-        H: Handler<T, S, PromptArguments>,
+        H: Handler<T, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.offers
-            .prompts
-            .add(prompt.into(), handler, self.state.clone());
+        let prompt = prompt.into();
+        let name = &prompt.definition().name;
+        self.needs(|| format!("prompt {name:?}"), H::state_types());
+        self.offers.prompts.add(prompt, handler);
         self
     }
 
     /// Completes the values of a prompt's argument (extractors: [`CompletionRequest`],
     /// `State`, `Context`, `Meta`).
-    pub fn prompt_completion<H, T>(self, prompt: &str, argument: &str, complete: H) -> Self
+    pub fn prompt_completion<H, T>(mut self, prompt: &str, argument: &str, complete: H) -> Self
     where
-        H: Handler<T, S, CompletionRequest>,
+        H: Handler<T, CompletionRequest>,
         H::Output: IntoCompletion,
         T: 'static,
     {
+        let what = || format!("the completion of prompt {prompt:?}'s {argument:?}");
+        self.needs(what, H::state_types());
         let target = CompletionTarget::Prompt(prompt.to_owned(), argument.to_owned());
-        let complete = complete_fn(complete, self.state.clone());
+        let complete = complete_fn(complete);
         self.offers.completions.add(target, complete);
         self
     }
 
     /// Completes the values of a resource template's variable; `uri_template` is the template
     /// text as registered.
-    pub fn template_completion<H, T>(self, uri_template: &str, variable: &str, complete: H) -> Self
+    pub fn template_completion<H, T>(
+        mut self,
+        uri_template: &str,
+        variable: &str,
+        complete: H,
+    ) -> Self
     where
-        H: Handler<T, S, CompletionRequest>,
+        H: Handler<T, CompletionRequest>,
         H::Output: IntoCompletion,
         T: 'static,
     {
+        let what = || format!("the completion of template {uri_template:?}'s {variable:?}");
+        self.needs(what, H::state_types());
         let target = CompletionTarget::Template(uri_template.to_owned(), variable.to_owned());
-        let complete = complete_fn(complete, self.state.clone());
+        let complete = complete_fn(complete);
         self.offers.completions.add(target, complete);
         self
     }
@@ -297,8 +325,17 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
         self
     }
 
-    /// Builds the server, or says which registration was invalid (a bad URI template).
-    pub fn try_build(self) -> Result<Server, ServerError> {
+    /// Builds the server, or says which registration was invalid (a bad URI template, a tool
+    /// whose arguments type is not an object, a handler taking a `State` never given).
+    pub fn try_build(mut self) -> Result<Server, ServerError> {
+        for (handler, types) in &self.state_needs {
+            for ty in types.iter().filter(|ty| !self.states.has(**ty)) {
+                self.errors.push(format!(
+                    "{handler} takes State<{}>, which the server was not given: add it with ServerBuilder::state",
+                    ty.name()
+                ));
+            }
+        }
         if !self.errors.is_empty() {
             return Err(ServerError::InvalidParams(self.errors.join("; ")));
         }
@@ -312,12 +349,14 @@ impl<S: Clone + Send + Sync + 'static> ServerBuilder<S> {
                 seal_key: self.seal_key,
                 task_store: self.task_store,
                 backend: self.backend,
+                states: self.states,
             },
         ))
     }
 
-    /// Builds the server. Panics on an invalid URI template, an error that
-    /// [`try_build`](Self::try_build) reports instead.
+    /// Builds the server. Panics on an invalid registration (a bad URI template, a tool whose
+    /// arguments type is not an object, a handler taking a `State` never given), an error that [`try_build`](Self::try_build) reports
+    /// instead.
     pub fn build(self) -> Server {
         match self.try_build() {
             Ok(server) => server,

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use mcp_proto::schema::CompleteResult;
 
+use crate::error::{HandlerError, ServerError};
 use crate::handler::{erase, Call, Erased, FromCall, Handler, Rejection};
 
 /// What a completion handler is asked: the argument, its partial value, and the values of
@@ -21,26 +22,38 @@ pub struct CompletionRequest {
 
 /// Anything a completion handler may return.
 pub trait IntoCompletion {
-    /// Converts the handler's return value into the result of `completion/complete`.
-    fn into_completion(self) -> CompleteResult;
+    /// Converts the handler's return value into the result of `completion/complete`, or the
+    /// JSON-RPC error to answer with.
+    fn into_completion(self) -> Result<CompleteResult, ServerError>;
 }
 
 impl IntoCompletion for Vec<String> {
     /// Values beyond the 100th are cut; `total` and `hasMore` say so.
-    fn into_completion(self) -> CompleteResult {
-        CompleteResult::new(self)
+    fn into_completion(self) -> Result<CompleteResult, ServerError> {
+        Ok(CompleteResult::new(self))
     }
 }
 
 impl IntoCompletion for Vec<&'static str> {
-    fn into_completion(self) -> CompleteResult {
-        CompleteResult::new(self.into_iter().map(str::to_owned).collect())
+    fn into_completion(self) -> Result<CompleteResult, ServerError> {
+        Ok(CompleteResult::new(
+            self.into_iter().map(str::to_owned).collect(),
+        ))
+    }
+}
+
+/// `Err` is a [`HandlerError`]: a JSON-RPC error (a returned [`ServerError`] keeps its code;
+/// any other error is -32603).
+impl<T: IntoCompletion, E: Into<HandlerError>> IntoCompletion for Result<T, E> {
+    fn into_completion(self) -> Result<CompleteResult, ServerError> {
+        self.map_err(|e| e.into().into_server_error())?
+            .into_completion()
     }
 }
 
 impl IntoCompletion for CompleteResult {
     /// Kept as given, except that more than 100 values are cut (setting `hasMore`).
-    fn into_completion(mut self) -> CompleteResult {
+    fn into_completion(mut self) -> Result<CompleteResult, ServerError> {
         const MAX: usize = 100;
         let c = &mut self.completion;
         if c.values.len() > MAX {
@@ -48,7 +61,7 @@ impl IntoCompletion for CompleteResult {
             c.values.truncate(MAX);
             c.has_more = Some(true);
         }
-        self
+        Ok(self)
     }
 }
 
@@ -62,24 +75,23 @@ pub(crate) enum CompletionTarget {
 }
 
 /// The completion request, as a parameter of a completion handler.
-impl<S> FromCall<S, CompletionRequest> for CompletionRequest {
-    fn from_call(call: &Call<'_, CompletionRequest>, _: &S) -> Result<Self, Rejection> {
+impl FromCall<CompletionRequest> for CompletionRequest {
+    fn from_call(call: &Call<'_, CompletionRequest>) -> Result<Self, Rejection> {
         Ok(call.input.clone())
     }
 }
 
 /// A type-erased completion handler.
-pub(crate) type CompleteFn = Erased<CompletionRequest, CompleteResult>;
+pub(crate) type CompleteFn = Erased<CompletionRequest, Result<CompleteResult, ServerError>>;
 
-/// Erases a completion handler bound to `state`.
-pub(crate) fn complete_fn<H, T, S>(handler: H, state: S) -> CompleteFn
+/// Erases a completion handler.
+pub(crate) fn complete_fn<H, T>(handler: H) -> CompleteFn
 where
-    H: Handler<T, S, CompletionRequest>,
+    H: Handler<T, CompletionRequest>,
     H::Output: IntoCompletion,
     T: 'static,
-    S: Send + Sync + 'static,
 {
-    erase(handler, state, IntoCompletion::into_completion)
+    erase(handler, IntoCompletion::into_completion)
 }
 
 /// Completes from a fixed list of candidates: those starting with the typed prefix.
@@ -98,11 +110,11 @@ mod tests {
     #[test]
     fn at_most_one_hundred_values() {
         let values: Vec<String> = (0..250).map(|i| i.to_string()).collect();
-        let r = values.into_completion();
+        let r = values.into_completion().unwrap();
         assert_eq!(r.completion.values.len(), 100);
         assert_eq!(r.completion.total, Some(250));
         assert_eq!(r.completion.has_more, Some(true));
-        let r = vec!["a".to_owned()].into_completion();
+        let r = vec!["a".to_owned()].into_completion().unwrap();
         assert_eq!((r.completion.total, r.completion.has_more), (None, None));
         assert_eq!(
             complete_from(&["alpha", "beta", "alps"], "al"),

@@ -228,7 +228,7 @@ impl SessionMirror for ConnectionState {
 fn connection_key() -> Arc<str> {
     use std::sync::atomic::AtomicU64;
     static NEXT: AtomicU64 = AtomicU64::new(0);
-    match crate::http::new_random_id() {
+    match crate::random_id::new_random_id() {
         Ok(id) => Arc::from(id),
         Err(_) => Arc::from(format!("c{}", NEXT.fetch_add(1, Ordering::Relaxed))),
     }

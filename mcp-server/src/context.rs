@@ -42,9 +42,6 @@ pub struct Context {
     server: Server,
 }
 
-/// The context of a tool call (the same type every handler gets).
-pub type ToolContext = Context;
-
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
@@ -227,13 +224,20 @@ impl Context {
         &self.server
     }
 
-    /// The peer this request came from, for raw calls and notifications.
-    pub fn peer(&self) -> &PeerHandle {
+    /// Whether `other` is a request of the same connection (under 2025 over HTTP, the same
+    /// session): e.g. to tell which of several calls a client's later request belongs to.
+    /// Requests served under 2026-07-28 belong to no connection: false.
+    pub fn same_connection(&self, other: &Context) -> bool {
+        !self.is_modern() && !other.is_modern() && self.peer().is_same(other.peer())
+    }
+
+    /// The peer this request came from.
+    pub(crate) fn peer(&self) -> &PeerHandle {
         self.request.peer()
     }
 
     /// The underlying request context of the peer engine.
-    pub fn request_context(&self) -> &RequestContext {
+    pub(crate) fn request_context(&self) -> &RequestContext {
         &self.request
     }
 

@@ -17,11 +17,7 @@ const RUST_NUMBER_FORMATS: [&str; 12] = [
 /// object (such as `serde_json::Value`, whose schema accepts anything): an input schema then
 /// stays `{"type":"object"}`, and there is no output schema.
 pub(crate) fn object_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
-    let mut settings = SchemaSettings::draft2020_12();
-    settings.meta_schema = None;
-    settings.inline_subschemas = true;
-    let schema = settings.into_generator().into_root_schema_for::<T>();
-    let Value::Object(mut root) = schema.to_value() else {
+    let Value::Object(mut root) = root_schema::<T>() else {
         return None;
     };
     if root.get("type").and_then(Value::as_str) != Some("object") {
@@ -34,6 +30,38 @@ pub(crate) fn object_schema<T: schemars::JsonSchema>() -> Option<JsonObject> {
         Value::Object(root) => Some(root),
         _ => None,
     }
+}
+
+/// The schema of a tool's arguments type `T`: its object schema, `None` for a type that accepts
+/// any JSON (`serde_json::Value`: the input schema stays `{"type":"object"}`), or what the
+/// schema says `T` is instead when that cannot be an object (`"string"` for `String`,
+/// `"array"` for `Vec<_>`), a type no call's arguments can ever fit.
+pub(crate) fn arguments_schema<T: schemars::JsonSchema>() -> Result<Option<JsonObject>, String> {
+    if let Some(schema) = object_schema::<T>() {
+        return Ok(Some(schema));
+    }
+    match root_schema::<T>() {
+        Value::Bool(false) => Err("nothing (the schema `false`)".to_owned()),
+        Value::Object(root) => match root.get("type") {
+            Some(Value::String(t)) if t != "object" => Err(format!("{t:?}")),
+            Some(Value::Array(types)) if !types.iter().any(|t| t == "object") => {
+                Err(Value::Array(types.clone()).to_string())
+            }
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// The root schema of `T`, with subschemas inlined and without `$schema`.
+fn root_schema<T: schemars::JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.meta_schema = None;
+    settings.inline_subschemas = true;
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
 }
 
 /// Removes the schemars-only number formats everywhere in `schema` (bounded by the type's own

@@ -7,6 +7,7 @@ use mcp_proto::ProtocolVersion;
 
 /// An error a server, a handler or a call to the client can produce.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum ServerError {
     /// `tools/call` named a tool this server does not have.
     #[error("Unknown tool: {0}")]
@@ -167,51 +168,71 @@ impl From<ErrorObject> for ServerError {
     }
 }
 
-/// Why a tool call failed, as its handler says with `Err(..)`.
+/// Why a handler failed, as it says with `Err(..)`: the one error contract of tools,
+/// resources, resource templates, prompts and completions.
 ///
-/// Made from any error (`?` works on anything that converts to `Box<dyn Error + Send + Sync>`,
-/// `String` and `&str` included). It keeps the error and its source chain: the model reads the
-/// whole chain in an `isError` result, the spec's place for failures it can act on. A protocol
-/// error (a JSON-RPC error instead of a result) is made with [`ToolError::protocol`], or by
-/// returning `ServerError::Rpc`.
-pub struct ToolError(ToolErrorKind);
+/// Made from any error (`?` works on anything that converts to `Box<dyn Error + Send + Sync>`:
+/// every `std::error::Error + Send + Sync + 'static`, `String` and `&str` included). It keeps the
+/// error and its source chain. What the client sees depends on the kind of handler:
+///
+/// - a tool: an `isError` result with the whole chain, the spec's place for failures the model
+///   can act on;
+/// - a resource, prompt or completion: a JSON-RPC error, -32603 with the chain as its message,
+///   or the code a returned [`ServerError`] has (e.g. [`ServerError::ResourceNotFound`]).
+///
+/// A protocol error (a JSON-RPC error, from a tool too) is made with
+/// [`HandlerError::protocol`], or by returning `ServerError::Rpc`.
+pub struct HandlerError(HandlerErrorKind);
 
-enum ToolErrorKind {
-    /// The tool ran and failed: an `isError` result.
-    Tool(Box<dyn std::error::Error + Send + Sync>),
+enum HandlerErrorKind {
+    /// The handler ran and failed.
+    Failed(Box<dyn std::error::Error + Send + Sync>),
     /// The request itself is refused: a JSON-RPC error.
     Protocol(ServerError),
 }
 
-impl ToolError {
-    /// A tool failure the model can read and act on (an `isError` result).
+impl HandlerError {
+    /// A failure: an `isError` result from a tool, a JSON-RPC error from other handlers.
     pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        ToolError(ToolErrorKind::Tool(error.into()))
+        HandlerError(HandlerErrorKind::Failed(error.into()))
     }
 
-    /// A protocol error: the call is answered with a JSON-RPC error, not a result.
+    /// A protocol error: the request is answered with this JSON-RPC error, not a result.
     pub fn protocol(error: impl Into<ServerError>) -> Self {
-        ToolError(ToolErrorKind::Protocol(error.into()))
+        HandlerError(HandlerErrorKind::Protocol(error.into()))
     }
 
     /// The error the handler returned, for logging or downcasting.
     pub fn error(&self) -> &(dyn std::error::Error + 'static) {
         match &self.0 {
-            ToolErrorKind::Tool(e) => e.as_ref(),
-            ToolErrorKind::Protocol(e) => e,
+            HandlerErrorKind::Failed(e) => e.as_ref(),
+            HandlerErrorKind::Protocol(e) => e,
         }
     }
 
-    /// Whether this becomes a JSON-RPC error rather than an `isError` result.
+    /// Whether this becomes a JSON-RPC error rather than a tool's `isError` result.
     pub fn is_protocol_error(&self) -> bool {
-        matches!(self.0, ToolErrorKind::Protocol(_))
+        matches!(self.0, HandlerErrorKind::Protocol(_))
     }
 
-    /// The protocol error, or the text of the `isError` result: the error and its sources.
+    /// For a tool: the protocol error, or the text of the `isError` result (the error and its
+    /// sources).
     pub(crate) fn into_outcome(self) -> Result<String, ServerError> {
         match self.0 {
-            ToolErrorKind::Protocol(e) => Err(e),
-            ToolErrorKind::Tool(e) => Ok(error_chain(e.as_ref())),
+            HandlerErrorKind::Protocol(e) => Err(e),
+            HandlerErrorKind::Failed(e) => Ok(error_chain(e.as_ref())),
+        }
+    }
+
+    /// For a resource, prompt or completion: the JSON-RPC error to answer with. A
+    /// [`ServerError`] keeps its code; any other error is -32603 with its chain.
+    pub(crate) fn into_server_error(self) -> ServerError {
+        match self.0 {
+            HandlerErrorKind::Protocol(e) => e,
+            HandlerErrorKind::Failed(e) => match e.downcast::<ServerError>() {
+                Ok(e) => *e,
+                Err(e) => ServerError::Handler(error_chain(e.as_ref())),
+            },
         }
     }
 }
@@ -233,28 +254,30 @@ fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
-impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for ToolError {
+impl<E: Into<Box<dyn std::error::Error + Send + Sync>>> From<E> for HandlerError {
     fn from(error: E) -> Self {
         let error = error.into();
         match error.downcast::<ServerError>() {
-            Ok(e) if matches!(*e, ServerError::Rpc(_)) => ToolError::protocol(*e),
-            Ok(e) => ToolError(ToolErrorKind::Tool(e)),
-            Err(e) => ToolError(ToolErrorKind::Tool(e)),
+            Ok(e) if matches!(*e, ServerError::Rpc(_)) => HandlerError::protocol(*e),
+            Ok(e) => HandlerError(HandlerErrorKind::Failed(e)),
+            Err(e) => HandlerError(HandlerErrorKind::Failed(e)),
         }
     }
 }
 
-impl std::fmt::Display for ToolError {
+impl std::fmt::Display for HandlerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&error_chain(self.error()))
     }
 }
 
-impl std::fmt::Debug for ToolError {
+impl std::fmt::Debug for HandlerError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
-            ToolErrorKind::Tool(e) => f.debug_tuple("ToolError::Tool").field(e).finish(),
-            ToolErrorKind::Protocol(e) => f.debug_tuple("ToolError::Protocol").field(e).finish(),
+            HandlerErrorKind::Failed(e) => f.debug_tuple("HandlerError::Failed").field(e).finish(),
+            HandlerErrorKind::Protocol(e) => {
+                f.debug_tuple("HandlerError::Protocol").field(e).finish()
+            }
         }
     }
 }
@@ -286,18 +309,18 @@ mod tests {
     #[test]
     fn tool_errors_keep_their_sources() {
         let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
-        let e: ToolError = Fetch(io).into();
+        let e: HandlerError = Fetch(io).into();
         assert!(!e.is_protocol_error());
         assert!(e.error().downcast_ref::<Fetch>().is_some());
         assert_eq!(
             e.into_outcome().unwrap(),
             "could not fetch the forecast: connection refused"
         );
-        let e: ToolError = "plain text".into();
+        let e: HandlerError = "plain text".into();
         assert_eq!(e.to_string(), "plain text");
-        let e: ToolError = ServerError::Rpc(ErrorObject::new(-32602, "bad")).into();
+        let e: HandlerError = ServerError::Rpc(ErrorObject::new(-32602, "bad")).into();
         assert!(e.is_protocol_error());
-        let e: ToolError = ServerError::InvalidParams("bad".into()).into();
+        let e: HandlerError = ServerError::InvalidParams("bad".into()).into();
         assert!(!e.is_protocol_error());
     }
 }

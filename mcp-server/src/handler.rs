@@ -12,6 +12,8 @@
 //! async fn traced(Meta(meta): Meta, args: Query) -> String { format!("{meta:?}") }
 //! ```
 
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -23,9 +25,11 @@ use crate::context::Context;
 use crate::prompt::PromptArguments;
 use crate::tool::BoxFuture;
 
-/// The server's shared state, handed to every handler that asks for it (see
-/// [`ServerBuilder::state`](crate::ServerBuilder::state)). Cloned per call: keep it cheap to
-/// clone (an `Arc`, a pool handle).
+/// Shared state of type `S`, handed to every handler that asks for it: what
+/// [`ServerBuilder::state`](crate::ServerBuilder::state) gave the server, whenever the handler
+/// was registered (before or after that call, or at run time). Cloned per call: keep it cheap
+/// to clone (an `Arc`, a pool handle). A handler that asks for a type the server was not given
+/// is refused at registration.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct State<S>(pub S);
 
@@ -79,35 +83,104 @@ pub struct Rejection(pub String);
 
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a handler parameter here",
-    note = "a tool handler's parameters are its arguments (a type that is `Deserialize` and, with the default `schemars` feature, `JsonSchema`), `State<S>` with the builder's state type, `Context` and `Meta`"
+    note = "a tool handler's parameters are its arguments (a type that is `Deserialize` and, with the default `schemars` feature, `JsonSchema`), `State<S>` for state given to `ServerBuilder::state`, `Context` and `Meta`"
 )]
 /// A value a handler can take as a parameter, made from the call (`I` is the kind of input:
 /// a tool's raw arguments, a prompt's argument map, a resource or completion request).
-pub trait FromCall<S, I: ?Sized>: Sized {
+pub trait FromCall<I: ?Sized>: Sized {
     /// Makes the value, or says why the request does not allow it.
-    fn from_call(call: &Call<'_, I>, state: &S) -> Result<Self, Rejection>;
+    fn from_call(call: &Call<'_, I>) -> Result<Self, Rejection>;
 
     /// The JSON Schema of the tool arguments this extractor reads, if it reads them and its
-    /// type describes itself.
-    fn input_schema() -> Option<JsonObject> {
+    /// type describes itself; refused when that type can never be a tool's arguments (its
+    /// schema is not an object).
+    fn input_schema() -> Result<Option<JsonObject>, Rejection> {
+        Ok(None)
+    }
+
+    /// The type of shared state this extractor reads, if it reads any ([`State`]).
+    fn state_type() -> Option<StateType> {
         None
     }
 }
 
-impl<S: Clone, I: ?Sized> FromCall<S, I> for State<S> {
-    fn from_call(_: &Call<'_, I>, state: &S) -> Result<Self, Rejection> {
-        Ok(State(state.clone()))
+/// A type of shared state a handler reads: what registration checks the server was given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateType {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl StateType {
+    /// The state type `S`.
+    pub fn of<S: 'static>() -> Self {
+        StateType {
+            id: TypeId::of::<S>(),
+            name: std::any::type_name::<S>(),
+        }
+    }
+
+    /// The type's id, the key of the server's state.
+    pub(crate) fn id(&self) -> TypeId {
+        self.id
+    }
+
+    /// The type's name, for messages.
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 }
 
-impl<S, I: ?Sized> FromCall<S, I> for Context {
-    fn from_call(call: &Call<'_, I>, _: &S) -> Result<Self, Rejection> {
+/// The shared state a server was given, by type ([`ServerBuilder::state`](crate::ServerBuilder::state)).
+#[derive(Clone, Default)]
+pub(crate) struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+
+impl StateMap {
+    /// Adds `value`, replacing a value of the same type.
+    pub(crate) fn insert<S: Send + Sync + 'static>(&mut self, value: S) {
+        self.0.insert(TypeId::of::<S>(), Arc::new(value));
+    }
+
+    /// A clone of the value of type `S`, if there is one.
+    pub(crate) fn get<S: Clone + 'static>(&self) -> Option<S> {
+        self.0.get(&TypeId::of::<S>())?.downcast_ref::<S>().cloned()
+    }
+
+    /// Whether there is a value of this type.
+    pub(crate) fn has(&self, ty: StateType) -> bool {
+        self.0.contains_key(&ty.id())
+    }
+}
+
+impl std::fmt::Debug for StateMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StateMap({} values)", self.0.len())
+    }
+}
+
+impl<S: Clone + Send + Sync + 'static, I: ?Sized> FromCall<I> for State<S> {
+    fn from_call(call: &Call<'_, I>) -> Result<Self, Rejection> {
+        call.ctx.server().state::<S>().map(State).ok_or_else(|| {
+            Rejection(format!(
+                "the server has no state of type `{}`: give it one with ServerBuilder::state",
+                std::any::type_name::<S>()
+            ))
+        })
+    }
+
+    fn state_type() -> Option<StateType> {
+        Some(StateType::of::<S>())
+    }
+}
+
+impl<I: ?Sized> FromCall<I> for Context {
+    fn from_call(call: &Call<'_, I>) -> Result<Self, Rejection> {
         Ok(call.ctx.clone())
     }
 }
 
-impl<S, I: ?Sized> FromCall<S, I> for Meta {
-    fn from_call(call: &Call<'_, I>, _: &S) -> Result<Self, Rejection> {
+impl<I: ?Sized> FromCall<I> for Meta {
+    fn from_call(call: &Call<'_, I>) -> Result<Self, Rejection> {
         match call.meta {
             MetaSource::Absent => Ok(Meta::default()),
             MetaSource::Parsed(meta) => Ok(Meta(meta.clone())),
@@ -144,26 +217,31 @@ impl<T: DeserializeOwned> ToolArguments for T {}
 
 /// A tool's arguments: parsed once, straight from the JSON text of the request's `arguments`
 /// (a tool call's input).
-impl<S, T: ToolArguments> FromCall<S, str> for T {
-    fn from_call(call: &Call<'_, str>, _: &S) -> Result<Self, Rejection> {
+impl<T: ToolArguments> FromCall<str> for T {
+    fn from_call(call: &Call<'_, str>) -> Result<Self, Rejection> {
         jsonrpc::from_object(call.input).map_err(|e| Rejection(e.to_string()))
     }
 
-    fn input_schema() -> Option<JsonObject> {
+    fn input_schema() -> Result<Option<JsonObject>, Rejection> {
         #[cfg(feature = "schemars")]
         {
-            crate::derived_schema::object_schema::<T>()
+            crate::derived_schema::arguments_schema::<T>().map_err(|kind| {
+                Rejection(format!(
+                    "its arguments type `{}` is {kind} in JSON, not an object: a tool's arguments are always a JSON object, so take a struct with named fields (or no arguments parameter)",
+                    std::any::type_name::<T>()
+                ))
+            })
         }
         #[cfg(not(feature = "schemars"))]
         {
-            None
+            Ok(None)
         }
     }
 }
 
 /// A prompt's arguments: the string map itself, or any type deserializable from it.
-impl<S, T: DeserializeOwned> FromCall<S, PromptArguments> for T {
-    fn from_call(call: &Call<'_, PromptArguments>, _: &S) -> Result<Self, Rejection> {
+impl<T: DeserializeOwned> FromCall<PromptArguments> for T {
+    fn from_call(call: &Call<'_, PromptArguments>) -> Result<Self, Rejection> {
         use serde::de::value::{Error, MapDeserializer};
         let entries = call.input.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         T::deserialize(MapDeserializer::<_, Error>::new(entries))
@@ -176,40 +254,56 @@ impl<S, T: DeserializeOwned> FromCall<S, PromptArguments> for T {
     note = "a handler is an async fn or closure whose parameters are all extractors (arguments deriving `Deserialize` + `JsonSchema`, `State<S>`, `Context`, `Meta`, in any order) and whose result the server can answer with; annotate closure parameter types"
 )]
 /// A handler: an async function whose parameters are all extractors ([`FromCall`]) for the
-/// state `S` and input kind `I`. Implemented for functions of up to eight parameters.
-pub trait Handler<T, S, I: ?Sized>: Send + Sync + 'static {
+/// input kind `I`. Implemented for functions of up to eight parameters.
+pub trait Handler<T, I: ?Sized>: Send + Sync + 'static {
     /// What the function's future yields.
     type Output: Send + 'static;
     /// The function's future.
     type Future: Future<Output = Self::Output> + Send + 'static;
 
     /// Extracts every parameter and starts the function.
-    fn call(&self, call: &Call<'_, I>, state: &S) -> Result<Self::Future, Rejection>;
+    fn call(&self, call: &Call<'_, I>) -> Result<Self::Future, Rejection>;
 
-    /// The input schema of the first parameter that has one (a tool's arguments).
-    fn input_schema() -> Option<JsonObject>;
+    /// The input schema of the first parameter that has one (a tool's arguments), refused when
+    /// a parameter's type can never be a tool's arguments.
+    fn input_schema() -> Result<Option<JsonObject>, Rejection>;
+
+    /// The types of shared state its parameters read.
+    fn state_types() -> Vec<StateType>;
 }
 
 macro_rules! impl_handler {
     ($($param:ident),*) => {
-        impl<F, Fut, S, I: ?Sized, $($param,)*> Handler<($($param,)*), S, I> for F
+        impl<F, Fut, I: ?Sized, $($param,)*> Handler<($($param,)*), I> for F
         where
             F: Fn($($param),*) -> Fut + Send + Sync + 'static,
             Fut: Future + Send + 'static,
             Fut::Output: Send + 'static,
-            $($param: FromCall<S, I>,)*
+            $($param: FromCall<I>,)*
         {
             type Output = Fut::Output;
             type Future = Fut;
 
             #[allow(non_snake_case, unused_variables)]
-            fn call(&self, call: &Call<'_, I>, state: &S) -> Result<Fut, Rejection> {
-                $(let $param = $param::from_call(call, state)?;)*
+            fn call(&self, call: &Call<'_, I>) -> Result<Fut, Rejection> {
+                $(let $param = $param::from_call(call)?;)*
                 Ok(self($($param),*))
             }
 
-            fn input_schema() -> Option<JsonObject> {
-                None$(.or_else($param::input_schema))*
+            fn input_schema() -> Result<Option<JsonObject>, Rejection> {
+                let schema = None;
+                $(let schema = match schema {
+                    Some(schema) => Some(schema),
+                    None => $param::input_schema()?,
+                };)*
+                Ok(schema)
+            }
+
+            fn state_types() -> Vec<StateType> {
+                #[allow(unused_mut)]
+                let mut types = Vec::new();
+                $(types.extend($param::state_type());)*
+                types
             }
         }
     };
@@ -232,17 +326,16 @@ pub(crate) type Erased<I, O> =
 /// The largest handler future [`erase`] keeps inline in its own box, in bytes.
 const INLINE_HANDLER_FUTURE: usize = 256;
 
-/// Erases `handler`, binding it to `state` and finishing its output with `finish`.
-pub(crate) fn erase<H, T, S, I, O>(handler: H, state: S, finish: fn(H::Output) -> O) -> Erased<I, O>
+/// Erases `handler`, finishing its output with `finish`.
+pub(crate) fn erase<H, T, I, O>(handler: H, finish: fn(H::Output) -> O) -> Erased<I, O>
 where
-    H: Handler<T, S, I>,
+    H: Handler<T, I>,
     T: 'static,
-    S: Send + Sync + 'static,
     I: ?Sized + 'static,
     O: 'static,
 {
     Arc::new(move |call: &Call<'_, I>| {
-        let future = handler.call(call, &state)?;
+        let future = handler.call(call)?;
         // Awaited inside the outer block by value, the handler's future is held there twice
         // (captured and awaited). A large one gets a box of its own instead; a small one (a
         // handler that boxes its own future) is not worth a second allocation.

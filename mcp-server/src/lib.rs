@@ -35,9 +35,9 @@
 //!   result; schemas set on the [`Tool`] by hand win. The `schemars` feature (default) does
 //!   this; without it, schemas are written by hand.
 //! - Tool handlers return anything [`IntoToolResult`]: `String`, [`Json`], [`Structured`],
-//!   `CallToolResult`, or `Result<T, E>` where `E: Into<`[`ToolError`]`>` (any error, `?`
+//!   `CallToolResult`, or `Result<T, E>` where `E: Into<`[`HandlerError`]`>` (any error, `?`
 //!   works): the error and its source chain become an `isError` result, or a JSON-RPC error
-//!   when made with [`ToolError::protocol`].
+//!   when made with [`HandlerError::protocol`].
 //! - The [`Context`] reports progress, logs to the client, carries the cancellation signal and
 //!   calls back to the client (sampling, roots, elicitation), refusing locally what the
 //!   client did not declare.
@@ -55,7 +55,7 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use mcp_server::{Context, Json, Server, State, Tool, ToolError};
+//! use mcp_server::{Context, Json, Server, State, Tool, HandlerError};
 //!
 //! struct Db;
 //! impl Db {
@@ -74,7 +74,7 @@
 //!     value: String,
 //! }
 //!
-//! async fn lookup(State(db): State<Arc<Db>>, args: Lookup, ctx: Context) -> Result<Json<Found>, ToolError> {
+//! async fn lookup(State(db): State<Arc<Db>>, args: Lookup, ctx: Context) -> Result<Json<Found>, HandlerError> {
 //!     ctx.progress(0.5, Some(1.0), None).await;
 //!     let value = db.lookup(&args.key).await?;
 //!     Ok(Json(Found { value }))
@@ -153,7 +153,11 @@
 //! ## Cargo features
 //!
 //! - `schemars` (default): tool input and output schemas derived from Rust types.
-//! - `oauth` (default): token verifiers that ask an OAuth authorization server (JWKS,
+//! - `http` (default): the Streamable HTTP and HTTP+SSE transports (`http`,
+//!   [`Server::serve_http`], [`Server::http_service`]) with hyper. Without it a server serves
+//!   stdio (or any `mcp_proto` transport) and compiles no HTTP stack:
+//!   `mcp-server = { version = "0.1", default-features = false, features = ["schemars"] }`.
+//! - `oauth` (default, implies `http`): token verifiers that ask an OAuth authorization server (JWKS,
 //!   introspection) over HTTPS; without it, bring your own [`auth::TokenVerifier`].
 //! - `otlp` (off): OTLP/HTTP export of the MCP spans (see `otlp`).
 //!
@@ -168,6 +172,9 @@
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
+// Without `http`, the engine's HTTP-only internals (session store links, replica request
+// ids, the params pre-read the HTTP transport hands in) are compiled but unused.
+#![cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
 
 mod app;
 pub mod auth;
@@ -185,12 +192,14 @@ pub mod fast_paths;
 #[cfg(test)]
 mod future_sizes;
 mod handler;
+#[cfg(feature = "http")]
 pub mod http;
 mod modern;
 #[cfg(feature = "otlp")]
 pub mod otlp;
 mod pagination;
 mod prompt;
+mod random_id;
 mod request_scope;
 mod resource;
 mod router;
@@ -205,16 +214,16 @@ mod uri_template;
 
 pub use app::{App, DEFAULT_VIEW_TTL};
 pub use completion::{complete_from, CompletionRequest, IntoCompletion};
-pub use context::{Context, ToolContext};
-pub use error::{ServerError, ToolError};
-pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, ToolArguments};
+pub use context::Context;
+pub use error::{HandlerError, ServerError};
+pub use handler::{Call, FromCall, Handler, Meta, Rejection, State, StateType, ToolArguments};
 pub use modern::CacheHint;
 pub use prompt::{IntoPromptResult, Prompt, PromptArguments};
 pub use resource::{IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 pub use server::{RunningConnection, Server, ServerBuilder, ServerOptions};
 pub use stdio::StdioTransport;
 pub use tasks::{MemoryTaskStore, TaskOptions, TaskStore};
-pub use tool::{IntoToolResult, Json, NoArgs, Structured, StructuredContent, Tool, ToolOutput};
+pub use tool::{IntoToolResult, Json, Structured, StructuredContent, Tool, ToolOutput};
 pub use uri_template::{UriTemplate, UriTemplateError, MAX_MATCH_LEN};
 
 /// The wire types, re-exported so servers need not depend on `mcp-proto` directly.

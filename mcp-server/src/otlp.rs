@@ -48,6 +48,7 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Why OTLP export could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OtlpError {
     /// The exporter refused its configuration (a malformed endpoint, say).
     #[error("cannot export OTLP traces: {0}; check OTEL_EXPORTER_OTLP_ENDPOINT")]

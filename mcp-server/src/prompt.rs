@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::ServerError;
+use crate::error::{HandlerError, ServerError};
 use crate::handler::Erased;
 use mcp_proto::jsonrpc::RawJson;
 use mcp_proto::schema::{
@@ -96,9 +96,12 @@ impl IntoPromptResult for String {
     }
 }
 
-impl<T: IntoPromptResult, E: Into<ServerError>> IntoPromptResult for Result<T, E> {
+/// `Err` is a [`HandlerError`]: a JSON-RPC error (a returned [`ServerError`] keeps its code;
+/// any other error is -32603).
+impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
-        self.map_err(Into::into)?.into_prompt_result()
+        self.map_err(|e| e.into().into_server_error())?
+            .into_prompt_result()
     }
 }
 

@@ -10,7 +10,7 @@ use mcp_proto::schema::{
     ResourceContents, TextResourceContents,
 };
 
-use crate::error::ServerError;
+use crate::error::{HandlerError, ServerError};
 use crate::handler::{erase, Call, Erased, FromCall, Handler, Rejection};
 use crate::tool::BoxFuture;
 use crate::uri_template::{UriTemplate, UriTemplateError};
@@ -192,18 +192,21 @@ impl IntoReadResult for &'static str {
     }
 }
 
-impl<T: IntoReadResult, E: Into<ServerError>> IntoReadResult for Result<T, E> {
+/// `Err` is a [`HandlerError`]: a JSON-RPC error (a returned [`ServerError`] keeps its code,
+/// e.g. `ResourceNotFound`; any other error is -32603).
+impl<T: IntoReadResult, E: Into<HandlerError>> IntoReadResult for Result<T, E> {
     fn into_read_result(
         self,
         request: &ResourceRequest,
     ) -> Result<ReadResourceResult, ServerError> {
-        self.map_err(Into::into)?.into_read_result(request)
+        self.map_err(|e| e.into().into_server_error())?
+            .into_read_result(request)
     }
 }
 
 /// The request a read handler serves, as a parameter of the handler.
-impl<S> FromCall<S, ResourceRequest> for ResourceRequest {
-    fn from_call(call: &Call<'_, ResourceRequest>, _: &S) -> Result<Self, Rejection> {
+impl FromCall<ResourceRequest> for ResourceRequest {
+    fn from_call(call: &Call<'_, ResourceRequest>) -> Result<Self, Rejection> {
         Ok(call.input.clone())
     }
 }
@@ -211,16 +214,15 @@ impl<S> FromCall<S, ResourceRequest> for ResourceRequest {
 /// A type-erased read handler.
 pub(crate) type ReadFn = Erased<ResourceRequest, Result<ReadResourceResult, ServerError>>;
 
-/// Erases a read handler bound to `state`; its result takes the declared MIME type.
-pub(crate) fn read_fn<H, T, S>(handler: H, state: S) -> ReadFn
+/// Erases a read handler; its result takes the declared MIME type.
+pub(crate) fn read_fn<H, T>(handler: H) -> ReadFn
 where
-    H: Handler<T, S, ResourceRequest>,
+    H: Handler<T, ResourceRequest>,
     H::Output: IntoReadResult,
     T: 'static,
-    S: Send + Sync + 'static,
 {
     Arc::new(move |call: &Call<'_, ResourceRequest>| {
-        let future = handler.call(call, &state)?;
+        let future = handler.call(call)?;
         let request = call.input.clone();
         Ok(Box::pin(async move { future.await.into_read_result(&request) }) as BoxFuture<_>)
     })
@@ -229,14 +231,21 @@ where
 /// A type-erased list function of a dynamic provider.
 pub(crate) type ListFn = Erased<(), Result<Vec<schema::Resource>, ServerError>>;
 
-/// Erases a provider's list function bound to `state`.
-pub(crate) fn list_fn<H, T, S>(handler: H, state: S) -> ListFn
+/// Erases a provider's list function.
+pub(crate) fn list_fn<H, T, E>(handler: H) -> ListFn
 where
-    H: Handler<T, S, (), Output = Result<Vec<schema::Resource>, ServerError>>,
+    H: Handler<T, (), Output = Result<Vec<schema::Resource>, E>>,
+    E: Into<HandlerError> + Send + 'static,
     T: 'static,
-    S: Send + Sync + 'static,
 {
-    erase(handler, state, std::convert::identity)
+    erase(handler, listed::<E>)
+}
+
+/// A provider's list, its error made the JSON-RPC error to answer with.
+fn listed<E: Into<HandlerError>>(
+    list: Result<Vec<schema::Resource>, E>,
+) -> Result<Vec<schema::Resource>, ServerError> {
+    list.map_err(|e| e.into().into_server_error())
 }
 
 /// A registered static resource.

@@ -20,7 +20,7 @@ pub use crate::builder::ServerBuilder;
 use crate::connection::{capabilities_from, Connection, ConnectionState, ListKind};
 use crate::error::ServerError;
 use crate::event_store::EventLimits;
-use crate::handler::Handler;
+use crate::handler::{Handler, StateMap, StateType};
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
 use crate::request_scope::Negotiated;
@@ -94,6 +94,8 @@ pub(crate) struct SharedParts {
     pub(crate) seal_key: Option<SealKey>,
     pub(crate) task_store: Option<Arc<dyn TaskStore>>,
     pub(crate) backend: Arc<dyn StateBackend>,
+    /// What `ServerBuilder::state` gave, by type.
+    pub(crate) states: StateMap,
 }
 
 /// Called when a client's roots change.
@@ -101,6 +103,8 @@ pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
 struct ServerInner {
     info: Implementation,
+    /// The shared state handlers extract with `State<S>`, by type.
+    states: StateMap,
     /// `info` as JSON, written into every 2026-07-28 result.
     info_json: Box<RawValue>,
     /// The configured versions of the 2025 era (offered in `initialize`), oldest first.
@@ -160,6 +164,7 @@ impl Server {
             seal_key,
             task_store,
             backend,
+            states,
         } = shared;
         let task_store = task_store.or_else(|| backend.task_store());
         let task_store = task_store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default()));
@@ -174,6 +179,7 @@ impl Server {
             versions.into_iter().partition(|v| v.is_stateless_era());
         Server {
             inner: Arc::new(ServerInner {
+                states,
                 info_json,
                 handshake_versions,
                 modern_versions,
@@ -313,6 +319,7 @@ impl Server {
         self.serve_session(transport, None)
     }
 
+    #[cfg(feature = "http")]
     /// Binds `addr` and serves this server over Streamable HTTP (and HTTP+SSE, as `config`
     /// says), one session per client; see [`http::bind`](crate::http::bind).
     pub async fn serve_http<A: tokio::net::ToSocketAddrs + std::fmt::Debug>(
@@ -325,6 +332,7 @@ impl Server {
         crate::http::bind(addr, config, crate::http::ServerSessions(self.clone())).await
     }
 
+    #[cfg(feature = "http")]
     /// `config`, with the stores the shared-state backend provides, and this server
     /// remembering the session and event stores it serves 2025-era sessions from.
     fn share_sessions(&self, config: crate::http::HttpConfig) -> crate::http::HttpConfig {
@@ -342,6 +350,7 @@ impl Server {
         config
     }
 
+    #[cfg(feature = "http")]
     /// `config` with 2025-era sessions, their streams and relayed messages kept where the
     /// shared-state backend says (unless it names a session store of its own, or serves
     /// statelessly).
@@ -363,6 +372,7 @@ impl Server {
         config
     }
 
+    #[cfg(feature = "http")]
     /// Like [`serve_http`](Self::serve_http), on a listener already bound (to learn the port
     /// before the server starts, say; see [`http::serve`](crate::http::serve)).
     pub fn serve_http_on(
@@ -375,6 +385,7 @@ impl Server {
         crate::http::serve(listener, config, crate::http::ServerSessions(self.clone()))
     }
 
+    #[cfg(feature = "http")]
     /// This server over Streamable HTTP and HTTP+SSE as a tower `Service`, for a host app to
     /// mount beside its own routes (axum's `Router::nest_service("/mcp", …)` with
     /// [`HttpConfig::nested`](crate::http::HttpConfig::nested)); see
@@ -534,16 +545,42 @@ impl Server {
         self.inner.options.page_size
     }
 
+    /// Refuses a handler added at run time that takes a `State` the server was not given.
+    fn has_states(
+        &self,
+        handler: impl FnOnce() -> String,
+        types: Vec<StateType>,
+    ) -> Result<(), ServerError> {
+        match types.into_iter().find(|ty| !self.inner.states.has(*ty)) {
+            None => Ok(()),
+            Some(missing) => Err(ServerError::InvalidParams(format!(
+                "{} takes State<{}>, which the server was not given: add it with ServerBuilder::state",
+                handler(),
+                missing.name()
+            ))),
+        }
+    }
+
+    /// The shared state of type `S` the builder was given, if any.
+    pub(crate) fn state<S: Clone + 'static>(&self) -> Option<S> {
+        self.inner.states.get()
+    }
+
     /// Adds (or replaces) a tool while the server runs; clients told `listChanged` hear of it.
-    /// The handler gets no [`State`](crate::State): capture what it needs.
-    pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H)
+    /// Its handler takes the builder's [`State`](crate::State) like any other. Refused, naming
+    /// the tool, when the handler's arguments type is not a JSON object (`String`, `Vec<_>`,
+    /// ...) or it takes a `State` the server was not given.
+    pub fn add_tool<H, T>(&self, tool: impl Into<Tool>, handler: H) -> Result<(), ServerError>
     where
-        H: Handler<T, (), str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
     {
-        self.inner.offers.tools.add(tool.into(), handler, ());
+        let tool = tool.into();
+        self.has_states(|| format!("tool {:?}", tool.name()), H::state_types())?;
+        self.inner.offers.tools.add(tool, handler)?;
         self.list_changed(ListKind::Tools);
+        Ok(())
     }
 
     /// Removes a tool while the server runs; returns whether it existed.
@@ -551,14 +588,15 @@ impl Server {
         self.changed_if(ListKind::Tools, self.inner.offers.tools.remove(name))
     }
 
-    /// Adds (or replaces) a static resource while the server runs.
+    /// Adds (or replaces) a static resource while the server runs. A handler taking a `State`
+    /// the server was not given is refused at each read (see [`add_tool`](Self::add_tool)).
     pub fn add_resource<H, T>(&self, resource: impl Into<Resource>, read: H)
     where
-        H: Handler<T, (), ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, ());
+        let read = read_fn(read);
         self.inner
             .offers
             .resources
@@ -575,21 +613,22 @@ impl Server {
     }
 
     /// Adds a resource template while the server runs (replacing one with the same text).
+    /// Refused for an invalid template, or a handler taking a `State` the server was not given.
     pub fn add_resource_template<H, T>(
         &self,
         template: impl Into<ResourceTemplate>,
         read: H,
     ) -> Result<(), ServerError>
     where
-        H: Handler<T, (), ResourceRequest>,
+        H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
-        let read = read_fn(read, ());
-        self.inner
-            .offers
-            .resources
-            .add_template(template.into(), read)?;
+        let template = template.into();
+        let text = &template.definition().uri_template;
+        self.has_states(|| format!("resource template {text:?}"), H::state_types())?;
+        let read = read_fn(read);
+        self.inner.offers.resources.add_template(template, read)?;
         self.list_changed(ListKind::Resources);
         Ok(())
     }
@@ -662,14 +701,15 @@ impl Server {
             .publish(ListenEvent::ResourceUpdated(uri.into()));
     }
 
-    /// Adds (or replaces) a prompt while the server runs.
+    /// Adds (or replaces) a prompt while the server runs. A handler taking a `State` the server
+    /// was not given is refused at each call (see [`add_tool`](Self::add_tool)).
     pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
     where
-        H: Handler<T, (), PromptArguments>,
+        H: Handler<T, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.inner.offers.prompts.add(prompt.into(), handler, ());
+        self.inner.offers.prompts.add(prompt.into(), handler);
         self.list_changed(ListKind::Prompts);
     }
 
@@ -726,7 +766,7 @@ struct SharedSessions {
 fn replica_request_ids() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *BASE.get_or_init(|| {
-        let random = crate::http::new_random_id()
+        let random = crate::random_id::new_random_id()
             .ok()
             .and_then(|hex| u32::from_str_radix(hex.get(..8)?, 16).ok())
             .unwrap_or(1);

@@ -16,7 +16,7 @@ use mcp_proto::ProtocolVersion;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::error::{ServerError, ToolError};
+use crate::error::{HandlerError, ServerError};
 use crate::handler::Erased;
 use crate::modern::ResultHead;
 
@@ -230,8 +230,8 @@ impl ToolOutput {
     }
 
     /// A failure of the handler: an `isError` result with the error's chain, or the JSON-RPC
-    /// error a [`ToolError::protocol`] asks for.
-    pub fn failed(error: impl Into<ToolError>) -> Self {
+    /// error a [`HandlerError::protocol`] asks for.
+    fn failed(error: impl Into<HandlerError>) -> Self {
         match error.into().into_outcome() {
             Ok(text) => ToolOutput::error(text),
             Err(refusal) => ToolOutput(Repr::Refused(refusal)),
@@ -463,28 +463,6 @@ impl IntoToolResult for Vec<Content> {
     }
 }
 
-/// Arguments of a tool that takes none: accepts any JSON object and ignores it. (A handler
-/// may also simply not take arguments.)
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NoArgs;
-
-impl<'de> serde::Deserialize<'de> for NoArgs {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        serde::de::IgnoredAny::deserialize(deserializer).map(|_| NoArgs)
-    }
-}
-
-#[cfg(feature = "schemars")]
-impl schemars::JsonSchema for NoArgs {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "NoArgs".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "object" })
-    }
-}
-
 /// A value returned as `structuredContent` and as a text block with the same JSON. With the
 /// `schemars` feature, `T`'s schema becomes the tool's output schema when `T` is an object.
 #[derive(Clone, Debug, PartialEq)]
@@ -536,9 +514,9 @@ impl<T: StructuredContent> IntoToolResult for Structured<T> {
     }
 }
 
-/// `Ok` is the result; `Err` is a [`ToolError`]: an `isError` result carrying the error's
+/// `Ok` is the result; `Err` is a [`HandlerError`]: an `isError` result carrying the error's
 /// source chain, or a JSON-RPC error when the handler asked for one.
-impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> ToolOutput {
         match self {
             Ok(value) => value.into_tool_result(),

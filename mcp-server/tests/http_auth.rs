@@ -9,7 +9,7 @@ use http_common::*;
 use mcp_server::auth::{AuthError, AuthIdentity, ProtectedResourceMetadata};
 use mcp_server::http::{AuthConfig, HttpConfig, HttpServer};
 use mcp_server::schema::TaskSupport;
-use mcp_server::{Context, NoArgs, Server, Tool};
+use mcp_server::{Context, Server, Tool};
 use serde_json::{json, Value};
 
 const V: &str = "2025-11-25";
@@ -32,7 +32,7 @@ fn verify(token: &str) -> Result<AuthIdentity, AuthError> {
     }
 }
 
-async fn whoami(_: NoArgs, ctx: Context) -> String {
+async fn whoami(ctx: Context) -> String {
     match ctx.auth() {
         Some(id) => format!(
             "{} {} {}",
@@ -53,14 +53,12 @@ async fn start_protected(stateless: bool) -> HttpServer {
                 "Who is calling, after a while; runs as a task",
             )
             .task_support(TaskSupport::Optional),
-            |_: NoArgs, ctx: Context| async move {
+            |ctx: Context| async move {
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                whoami(NoArgs {}, ctx).await
+                whoami(ctx).await
             },
         )
-        .tool(Tool::new("wipe", "Needs admin"), |_: NoArgs| async {
-            "wiped"
-        })
+        .tool(Tool::new("wipe", "Needs admin"), || async { "wiped" })
         .build();
     let auth = AuthConfig::new(verify)
         .with_metadata(ProtectedResourceMetadata::new("", ISSUER).with_scopes(["mcp", "admin"]))

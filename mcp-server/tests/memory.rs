@@ -123,7 +123,7 @@ fn full_server(cancelled: Arc<AtomicBool>) -> Server {
             },
         )
         .resource_provider(
-            |_ctx: Context| async { Ok(vec![mcp_server::schema::Resource::new("dyn://one", "one")]) },
+            |_ctx: Context| async { Ok::<_, mcp_server::HandlerError>(vec![mcp_server::schema::Resource::new("dyn://one", "one")]) },
             |req: ResourceRequest, _ctx: Context| async move {
                 if req.uri == "dyn://one" {
                     Ok("dynamic one".to_owned())
@@ -672,10 +672,12 @@ async fn pagination_with_opaque_cursors() {
 async fn changes_at_run_time_notify_listening_clients() {
     let server = server();
     let mut client = RawClient::initialized(&server, LATEST, json!({})).await;
-    server.add_tool(
-        Tool::new("late", "Added later"),
-        |_: Value, _c: Context| async { "late" },
-    );
+    server
+        .add_tool(
+            Tool::new("late", "Added later"),
+            |_: Value, _c: Context| async { "late" },
+        )
+        .expect("a Value takes any arguments");
     let r = client.call("tools/call", json!({"name": "late"})).await;
     assert_eq!(r["content"][0]["text"], "late");
     assert!(server.remove_tool("late"));
@@ -715,7 +717,9 @@ async fn changes_at_run_time_notify_listening_clients() {
     // A client that was not told listChanged (no tools at its initialize) hears nothing.
     let empty = Server::builder("empty", "1").build();
     let mut quiet = RawClient::initialized(&empty, LATEST, json!({})).await;
-    empty.add_tool(Tool::new("x", "d"), |_: Value, _c: Context| async { "x" });
+    empty
+        .add_tool(Tool::new("x", "d"), |_: Value, _c: Context| async { "x" })
+        .expect("a Value takes any arguments");
     quiet.drain(Duration::from_millis(150)).await;
     assert!(quiet.notifications.is_empty());
 }
@@ -957,10 +961,7 @@ async fn invalid_templates_are_reported_and_templates_change_at_run_time() {
     assert!(bad.unwrap_err().to_string().contains("x://{a"));
 
     let server = Server::builder("t", "1")
-        .tool(
-            Tool::new("none", "No arguments"),
-            |_: mcp_server::NoArgs, _c: Context| async { "ok" },
-        )
+        .tool(Tool::new("none", "No arguments"), || async { "ok" })
         .resource(
             Resource::new("r://a", "a"),
             |_r: ResourceRequest, _c: Context| async { "a" },

@@ -38,7 +38,7 @@ struct CityArgs {
 }
 
 /// Asks which city was meant, then how warm, in two rounds.
-async fn pick_city(args: CityArgs, ctx: Context) -> Result<String, mcp_server::ToolError> {
+async fn pick_city(args: CityArgs, ctx: Context) -> Result<String, mcp_server::HandlerError> {
     let which = ctx
         .elicit(ElicitParams::form(
             format!("Which {} did you mean?", args.city),
@@ -410,9 +410,11 @@ async fn listen_sends_only_what_was_asked_tagged_with_its_id() {
         Prompt::new("unwanted", "Unwanted"),
         |_: PromptArguments| async { "x".to_string() },
     );
-    server.add_tool(Tool::new("later", "Added later"), |_: Value| async {
-        "later".to_string()
-    });
+    server
+        .add_tool(Tool::new("later", "Added later"), |_: Value| async {
+            "later".to_string()
+        })
+        .expect("a Value takes any arguments");
     server.notify_resource_updated("mem:///b");
     server.notify_resource_updated("mem:///a");
     let mut got = Vec::new();
@@ -439,9 +441,11 @@ async fn listen_sends_only_what_was_asked_tagged_with_its_id() {
         .notify("notifications/cancelled", json!({"requestId": "listen-1"}))
         .await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    server.add_tool(Tool::new("later2", "Added later"), |_: Value| async {
-        "later".to_string()
-    });
+    server
+        .add_tool(Tool::new("later2", "Added later"), |_: Value| async {
+            "later".to_string()
+        })
+        .expect("a Value takes any arguments");
     assert!(client.try_recv(Duration::from_millis(200)).await.is_none());
 }
 

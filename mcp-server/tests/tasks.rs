@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::{RawClient, WAIT};
 use mcp_server::schema::{ElicitParams, TaskSupport};
-use mcp_server::{Context, Server, Tool, ToolError};
+use mcp_server::{Context, HandlerError, Server, Tool};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -89,9 +89,9 @@ fn server(probe: &Probe) -> Server {
                 let answer = ctx
                     .elicit(ElicitParams::form("Proceed?", schema))
                     .await
-                    .map_err(ToolError::protocol)?;
+                    .map_err(HandlerError::protocol)?;
                 let task = ctx.task_id().unwrap_or("none").to_owned();
-                Ok::<_, ToolError>(format!(
+                Ok::<_, HandlerError>(format!(
                     "answer={} task={}",
                     Value::Object(answer.content.unwrap_or_default()),
                     !task.is_empty() && task != "none"

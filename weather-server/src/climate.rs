@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use mcp_server::schema::TaskSupport;
 use mcp_server::schemars;
-use mcp_server::{Context, JsonSchema, State, Structured, Tool, ToolError};
+use mcp_server::{Context, HandlerError, JsonSchema, State, Structured, Tool};
 
 use crate::cities::{self, City, CITIES};
 use crate::provider::Provider;
@@ -76,7 +76,7 @@ pub(crate) fn tool() -> Tool {
     .task_support(TaskSupport::Optional)
 }
 
-fn chosen(names: Option<Vec<String>>) -> Result<Vec<&'static City>, ToolError> {
+fn chosen(names: Option<Vec<String>>) -> Result<Vec<&'static City>, HandlerError> {
     let Some(names) = names else {
         return Ok(CITIES.iter().take(DEFAULT_CITIES).collect());
     };
@@ -91,7 +91,7 @@ fn chosen(names: Option<Vec<String>>) -> Result<Vec<&'static City>, ToolError> {
         .iter()
         .map(|name| {
             cities::find(name).ok_or_else(|| {
-                ToolError::from(format!(
+                HandlerError::from(format!(
                     "Unknown city {name:?}. Call list_cities to see every supported city."
                 ))
             })
@@ -104,7 +104,7 @@ pub(crate) async fn climate_report(
     State(provider): State<Arc<Provider>>,
     args: ClimateArgs,
     ctx: Context,
-) -> Result<Structured<ClimateReport>, ToolError> {
+) -> Result<Structured<ClimateReport>, HandlerError> {
     if !(0.0..=MAX_PER_CITY_MS as f64).contains(&args.per_city_ms) {
         return Err(format!("perCityMs must be 0 to {MAX_PER_CITY_MS}").into());
     }
@@ -120,7 +120,7 @@ pub(crate) async fn climate_report(
         let o = provider
             .current(city)
             .await
-            .map_err(|e| ToolError::from(format!("{}: {e}", city.name)))?;
+            .map_err(|e| HandlerError::from(format!("{}: {e}", city.name)))?;
         seen.push(CityClimate {
             city: city.name,
             country: city.country,

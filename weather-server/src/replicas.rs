@@ -69,10 +69,7 @@ impl ReplicaArgs {
 
     /// `builder` with the shared state the arguments ask for: the Redis a URL was given for (with
     /// the `redis` feature), else the builder as it was (state in this process).
-    pub fn share_state<S>(&self, builder: ServerBuilder<S>) -> Result<ServerBuilder<S>, String>
-    where
-        S: Clone + Send + Sync + 'static,
-    {
+    pub fn share_state(&self, builder: ServerBuilder) -> Result<ServerBuilder, String> {
         if self.redis_url.is_none() {
             return Ok(builder);
         }

@@ -12,9 +12,9 @@ use mcp_server::schema::{
 };
 use mcp_server::schemars;
 use mcp_server::{
-    App, CompletionRequest, Context, JsonSchema, LoggingLevel, Prompt, PromptArguments, Resource,
-    ResourceRequest, ResourceTemplate, Server, ServerBuilder, ServerError, State, Structured, Tool,
-    ToolError,
+    App, CompletionRequest, Context, HandlerError, JsonSchema, LoggingLevel, Prompt,
+    PromptArguments, Resource, ResourceRequest, ResourceTemplate, Server, ServerBuilder,
+    ServerError, State, Structured, Tool,
 };
 
 use crate::cities::{self, City, CITIES};
@@ -138,7 +138,11 @@ fn too_long(what: &str, text: &str) -> String {
 
 /// [`city_named`] for a tool: an unknown city is logged (its name cut short) and becomes the
 /// tool's error result.
-async fn city_for_tool(tool: &str, name: &str, ctx: &Context) -> Result<&'static City, ToolError> {
+async fn city_for_tool(
+    tool: &str,
+    name: &str,
+    ctx: &Context,
+) -> Result<&'static City, HandlerError> {
     if let Some(candidates) = cities::ambiguous(name) {
         // Boxed: asking the user is rare, and its future would make every call's larger.
         return Box::pin(which_city(name, &candidates, ctx)).await;
@@ -164,7 +168,7 @@ async fn which_city(
     name: &str,
     candidates: &[&'static City],
     ctx: &Context,
-) -> Result<&'static City, ToolError> {
+) -> Result<&'static City, HandlerError> {
     let names: Vec<&str> = candidates.iter().map(|c| c.name).collect();
     let choose = || {
         format!(
@@ -312,7 +316,7 @@ pub fn complete_city_slug(prefix: &str) -> Vec<String> {
         .collect()
 }
 
-type ToolResult<T> = Result<Structured<T>, ToolError>;
+type ToolResult<T> = Result<Structured<T>, HandlerError>;
 
 async fn get_weather(
     State(provider): State<Arc<Provider>>,
@@ -619,7 +623,7 @@ progress notification per sample when the call carries a progress token; cancel 
 /// The weather server, answering from `provider`.
 /// The weather server's builder, everything registered: the caller may add deployment
 /// settings (shared state, the request-state key) before it builds.
-pub fn builder(provider: Provider) -> ServerBuilder<Arc<Provider>> {
+pub fn builder(provider: Provider) -> ServerBuilder {
     let weather_hints = annotations(provider.is_networked());
     Server::builder("weather-server", env!("CARGO_PKG_VERSION"))
         .title("Weather")

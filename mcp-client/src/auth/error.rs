@@ -3,6 +3,7 @@
 
 /// An OAuth failure. Secrets (tokens, client secrets, codes) never appear in these messages.
 #[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthError {
     /// The server's `WWW-Authenticate` header cannot be parsed.
     #[error("malformed WWW-Authenticate header from {url}: {reason}")]

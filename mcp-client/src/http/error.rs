@@ -10,6 +10,7 @@ const BODY_EXCERPT_CHARS: usize = 300;
 
 /// An HTTP transport failure.
 #[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HttpError {
     /// The configured URL cannot be used.
     #[error("invalid server URL {url:?}: {reason}")]

@@ -7,6 +7,7 @@ use crate::jsonrpc::ErrorObject;
 
 /// Why a call to the other side failed.
 #[derive(Clone, Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PeerError {
     /// The connection is gone; the text says why (end of input, a child's exit status, ...).
     #[error("connection closed: {0}")]

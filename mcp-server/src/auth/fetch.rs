@@ -15,6 +15,7 @@ const MAX_BODY: usize = 256 * 1024;
 
 /// Why a request to the authorization server failed.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FetchError {
     /// The URL is not an absolute `http`/`https` URL.
     #[error("{0:?} is not an absolute http(s) URL")]

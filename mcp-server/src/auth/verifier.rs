@@ -7,6 +7,7 @@ use super::AuthIdentity;
 
 /// Why a bearer token was refused; becomes the `error` of `WWW-Authenticate` (RFC 6750 §3.1).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AuthError {
     /// The token is missing, expired, revoked, malformed, for another resource or from another
     /// issuer: 401 `invalid_token`. The text says which, for the server's log.

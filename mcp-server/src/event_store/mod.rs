@@ -81,6 +81,7 @@ pub enum StreamState {
 
 /// Why an event store failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum EventStoreError {
     /// The store did not answer (a remote store down, a timeout).
     #[error("the event store is unavailable: {0}")]

@@ -78,7 +78,6 @@ pub(crate) use mirrored_headers::tool_header_params;
 pub use mirrored_headers::ToolHeaderParam;
 pub use service::{service, HttpService};
 /// 128 random bits from the OS's CSPRNG, hex (session and task ids).
-pub(crate) use session::new_session_id as new_random_id;
 pub use session::{HttpSessionTransport, HttpSink, HttpSource};
 
 use crate::auth::AuthIdentity;
@@ -93,6 +92,7 @@ use session::{Session, SessionTable};
 
 /// Why the HTTP server could not start.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HttpError {
     /// Binding the listening socket failed.
     #[error("cannot bind {addr}: {source}")]

@@ -68,7 +68,7 @@ impl CompletionService {
                     context: p.context.and_then(|c| c.arguments).unwrap_or_default(),
                 };
                 let call = Call::new(&request, parsed_meta(p.meta.as_ref()), &ctx);
-                complete(&call).map_err(rejected)?.await
+                complete(&call).map_err(rejected)?.await?
             }
             None => CompleteResult::new(Vec::new()),
         };

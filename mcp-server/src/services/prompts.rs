@@ -24,17 +24,16 @@ pub(crate) struct PromptService {
 
 impl PromptService {
     /// Adds a prompt, or replaces the one of the same name.
-    pub(crate) fn add<H, T, S>(&self, prompt: Prompt, handler: H, state: S)
+    pub(crate) fn add<H, T>(&self, prompt: Prompt, handler: H)
     where
-        H: Handler<T, S, PromptArguments>,
+        H: Handler<T, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
-        S: Send + Sync + 'static,
     {
         let entry = PromptEntry {
             listing: listing(&prompt.0),
             prompt: prompt.0,
-            handler: erase(handler, state, IntoPromptResult::into_prompt_result),
+            handler: erase(handler, IntoPromptResult::into_prompt_result),
             seq: self.seq.fetch_add(1, Ordering::Relaxed),
         };
         write_table(&self.entries).insert(entry.prompt.name.clone(), Arc::new(entry));

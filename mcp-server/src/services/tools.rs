@@ -14,6 +14,7 @@ use super::{list_page, listing, read_table, write_table};
 use crate::context::Context;
 use crate::error::ServerError;
 use crate::handler::{erase, Call, Handler, MetaSource};
+#[cfg(feature = "http")]
 use crate::http::{tool_header_params, ToolHeaderParam};
 use crate::modern::{json_text, ParamsRead, ResultHead};
 use crate::tasks::{self, CallMode, TaskSlot};
@@ -76,31 +77,31 @@ impl<'a> CallParams<'a> {
 
 impl ToolService {
     /// Adds a tool, or replaces the one of the same name; its schemas not set by hand are
-    /// derived from the handler's types.
-    pub(crate) fn add<H, T, S>(&self, tool: Tool, handler: H, state: S)
+    /// derived from the handler's types. Refused, naming the tool, when the handler's arguments
+    /// type can never fit a call's arguments (its schema is not an object).
+    pub(crate) fn add<H, T>(&self, tool: Tool, handler: H) -> Result<(), ServerError>
     where
-        H: Handler<T, S, str>,
+        H: Handler<T, str>,
         H::Output: IntoToolResult,
         T: 'static,
-        S: Send + Sync + 'static,
     {
-        let tool = tool.with_derived_schemas(
-            H::input_schema(),
-            <H::Output as IntoToolResult>::output_schema(),
-        );
+        let input = H::input_schema()
+            .map_err(|e| ServerError::InvalidParams(format!("tool {:?}: {e}", tool.name())))?;
+        let tool = tool.with_derived_schemas(input, <H::Output as IntoToolResult>::output_schema());
         if !tool_name_is_portable(&tool.name) {
             tracing::warn!(
                 "tool name {:?} does not follow the spec's guidance (1-128 characters of A-Z a-z 0-9 _ - .); some clients may refuse it",
                 tool.name
             );
         }
+        #[cfg(feature = "http")]
         if !tool_header_params(&tool.input_schema).is_empty() {
             self.annotated.store(true, Ordering::Relaxed);
         }
         let entry = ToolEntry {
             listing: listing(&tool),
             tool,
-            handler: erase(handler, state, IntoToolResult::into_tool_result),
+            handler: erase(handler, IntoToolResult::into_tool_result),
             seq: self.seq.fetch_add(1, Ordering::Relaxed),
         };
         let mut table = write_table(&self.entries);
@@ -108,6 +109,7 @@ impl ToolService {
         if let Some(old) = table.insert(entry.tool.name.clone(), Arc::new(entry)) {
             self.count_task_tool(&old, false);
         }
+        Ok(())
     }
 
     /// Removes a tool; returns whether it existed.
@@ -140,6 +142,7 @@ impl ToolService {
         self.task_tools.load(Ordering::Relaxed) > 0
     }
 
+    #[cfg(feature = "http")]
     /// The `x-mcp-header` parameters of tool `name` (none for an unknown tool), which the
     /// 2026-07-28 Streamable HTTP transport checks against `Mcp-Param-*` headers.
     pub(crate) fn header_params(&self, name: &str) -> Vec<ToolHeaderParam> {

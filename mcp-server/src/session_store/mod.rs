@@ -71,6 +71,7 @@ pub struct SessionLimits {
 
 /// Why a session store refused or failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SessionStoreError {
     /// The cap is reached.
     #[error("too many sessions: at most {0} at once across every replica; retry later")]

@@ -175,7 +175,7 @@ pub(crate) fn requester(identity: Option<&AuthIdentity>, connection: &str) -> Re
 
 /// A new task id: 128 bits from the OS's CSPRNG, hex.
 fn new_task_id() -> Result<String, ServerError> {
-    crate::http::new_random_id()
+    crate::random_id::new_random_id()
         .map(String::from)
         .map_err(|e| ServerError::handler(format!("could not make a task id: {e}")))
 }

@@ -77,6 +77,7 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Why a task store refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TaskStoreError {
     /// No such task, it expired, or it belongs to someone else.
     #[error("Task not found: {0} (unknown, expired, or not yours)")]

@@ -8,8 +8,8 @@ use mcp_server::schema::{
     GetPromptResult, PromptMessage, Role, SamplingMessage, TextResourceContents,
 };
 use mcp_server::{
-    complete_from, CompletionRequest, Context, LoggingLevel, NoArgs, Prompt, PromptArguments,
-    Resource, ResourceRequest, ResourceTemplate, Tool, ToolOutput,
+    complete_from, CompletionRequest, Context, LoggingLevel, Prompt, PromptArguments, Resource,
+    ResourceRequest, ResourceTemplate, Tool, ToolOutput,
 };
 use mcp_server::{schemars, JsonSchema};
 use serde::Deserialize;
@@ -77,7 +77,7 @@ pub(crate) fn text_resource(uri: &str, mime_type: &str, text: impl Into<String>)
     Content::resource(contents)
 }
 
-async fn with_logging(_: NoArgs, ctx: Context) -> String {
+async fn with_logging(ctx: Context) -> String {
     ctx.log(LoggingLevel::Info, "Tool execution started").await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     ctx.log(LoggingLevel::Info, "Tool processing data").await;
@@ -87,7 +87,7 @@ async fn with_logging(_: NoArgs, ctx: Context) -> String {
     "Tool with logging executed successfully".to_owned()
 }
 
-async fn with_progress(_: NoArgs, ctx: Context) -> String {
+async fn with_progress(ctx: Context) -> String {
     for (i, step) in [0.0, 50.0, 100.0].into_iter().enumerate() {
         if i > 0 {
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -130,7 +130,7 @@ async fn elicitation(args: ElicitationArgs, ctx: Context) -> ToolOutput {
     elicit(&ctx, args.message, schema, "User response: ").await
 }
 
-async fn elicitation_defaults(_: NoArgs, ctx: Context) -> ToolOutput {
+async fn elicitation_defaults(ctx: Context) -> ToolOutput {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -150,7 +150,7 @@ async fn elicitation_defaults(_: NoArgs, ctx: Context) -> ToolOutput {
     elicit(&ctx, message, schema, "Elicitation completed: ").await
 }
 
-async fn elicitation_enums(_: NoArgs, ctx: Context) -> ToolOutput {
+async fn elicitation_enums(ctx: Context) -> ToolOutput {
     let schema = json!({
         "type": "object",
         "properties": {
@@ -196,7 +196,7 @@ async fn elicitation_enums(_: NoArgs, ctx: Context) -> ToolOutput {
     elicit(&ctx, message, schema, "Elicitation completed: ").await
 }
 
-async fn reconnection(_: NoArgs, _ctx: Context) -> String {
+async fn reconnection(_ctx: Context) -> String {
     tokio::time::sleep(RECONNECTION_DELAY).await;
     "Reconnection test completed successfully".to_owned()
 }
@@ -205,19 +205,19 @@ pub(crate) fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBui
     builder
         .tool(
             no_args_tool("test_simple_text", "Returns a simple text response"),
-            |_: NoArgs, _: Context| async { "This is a simple text response for testing." },
+            || async { "This is a simple text response for testing." },
         )
         .tool(
             no_args_tool("test_image_content", "Returns a 1x1 PNG image"),
-            |_: NoArgs, _: Context| async { Content::image(PNG, "image/png") },
+            || async { Content::image(PNG, "image/png") },
         )
         .tool(
             no_args_tool("test_audio_content", "Returns a short WAV clip"),
-            |_: NoArgs, _: Context| async { Content::audio(WAV, "audio/wav") },
+            || async { Content::audio(WAV, "audio/wav") },
         )
         .tool(
             no_args_tool("test_embedded_resource", "Returns an embedded text resource"),
-            |_: NoArgs, _: Context| async {
+            || async {
                 text_resource(
                     "test://embedded-resource",
                     "text/plain",
@@ -230,7 +230,7 @@ pub(crate) fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBui
                 "test_multiple_content_types",
                 "Returns text, an image and an embedded resource",
             ),
-            |_: NoArgs, _: Context| async {
+            || async {
                 vec![
                     Content::text("Multiple content types test:"),
                     Content::image(PNG, "image/png"),
@@ -258,7 +258,7 @@ pub(crate) fn tools(builder: mcp_server::ServerBuilder) -> mcp_server::ServerBui
         )
         .tool(
             no_args_tool("test_error_handling", "Always fails with an error result"),
-            |_: NoArgs, _: Context| async {
+            || async {
                 CallToolResult::error("This tool intentionally returns an error for testing")
             },
         )

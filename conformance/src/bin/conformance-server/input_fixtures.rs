@@ -2,14 +2,14 @@
 //! (elicitation, sampling, roots) through one `Context` API in both eras, one that needs
 //! `sampling`, one that logs, and two that change the tool and prompt lists.
 
-use mcp_server::{Context, LoggingLevel, NoArgs, Prompt, PromptArguments, ServerError, ToolError};
+use mcp_server::{Context, HandlerError, LoggingLevel, Prompt, PromptArguments, ServerError};
 use serde_json::Value;
 
 use crate::core_fixtures::no_args_tool;
 use crate::input_requests::{answer, ask, refused, sample_request, sampled_text};
 
 /// The suite wants this ask under the key `user_name` (and answers it without a requestState).
-async fn mrtr_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_elicitation(ctx: Context) -> Result<String, HandlerError> {
     let name = ctx
         .elicit_as("user_name", ask("What is your name?", "name", "string"))
         .await
@@ -17,7 +17,7 @@ async fn mrtr_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> 
     Ok(format!("Hello, {}!", answer(&name, "name")))
 }
 
-async fn mrtr_sampling(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_sampling(ctx: Context) -> Result<String, HandlerError> {
     let result = ctx
         .sample(sample_request("What is the capital of France?", 100))
         .await
@@ -25,12 +25,12 @@ async fn mrtr_sampling(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
     Ok(format!("Sampling result: {}", sampled_text(&result)))
 }
 
-async fn mrtr_list_roots(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_list_roots(ctx: Context) -> Result<String, HandlerError> {
     let roots = ctx.list_roots().await.map_err(refused)?;
     Ok(format!("Found {} root(s)", roots.roots.len()))
 }
 
-async fn mrtr_request_state(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_request_state(ctx: Context) -> Result<String, HandlerError> {
     let confirm = ctx
         .elicit(ask("Please confirm", "ok", "boolean"))
         .await
@@ -44,7 +44,7 @@ async fn mrtr_request_state(_: NoArgs, ctx: Context) -> Result<String, ToolError
 }
 
 /// Three questions at once: joined, so under 2026-07-28 they leave in one `input_required`.
-async fn mrtr_multiple(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_multiple(ctx: Context) -> Result<String, HandlerError> {
     let (name, greeting, roots) = tokio::join!(
         ctx.elicit(ask("What is your name?", "name", "string")),
         ctx.sample(sample_request("Generate a greeting", 50)),
@@ -63,7 +63,7 @@ async fn mrtr_multiple(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
     ))
 }
 
-async fn mrtr_multi_round(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_multi_round(ctx: Context) -> Result<String, HandlerError> {
     let name = ctx
         .elicit(ask("Step 1: What is your name?", "name", "string"))
         .await
@@ -83,7 +83,7 @@ async fn mrtr_multi_round(_: NoArgs, ctx: Context) -> Result<String, ToolError> 
     ))
 }
 
-async fn mrtr_tampered_state(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_tampered_state(ctx: Context) -> Result<String, HandlerError> {
     ctx.elicit(ask("Please confirm", "ok", "boolean"))
         .await
         .map_err(refused)?;
@@ -91,7 +91,7 @@ async fn mrtr_tampered_state(_: NoArgs, ctx: Context) -> Result<String, ToolErro
 }
 
 /// Asks only for what the client declared: elicitation and/or sampling.
-async fn mrtr_capabilities(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn mrtr_capabilities(ctx: Context) -> Result<String, HandlerError> {
     let caps = ctx.client_capabilities();
     let can_elicit = caps.is_some_and(|c| c.elicitation.is_some());
     let can_sample = caps.is_some_and(|c| c.sampling.is_some());
@@ -127,7 +127,7 @@ async fn mrtr_capabilities(_: NoArgs, ctx: Context) -> Result<String, ToolError>
 }
 
 /// Needs `sampling`: a client without it is refused (-32021 under 2026-07-28).
-async fn missing_capability(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn missing_capability(ctx: Context) -> Result<String, HandlerError> {
     ctx.sample(sample_request("Say something", 20))
         .await
         .map_err(refused)?;
@@ -136,7 +136,7 @@ async fn missing_capability(_: NoArgs, ctx: Context) -> Result<String, ToolError
 
 /// A progress notification, then a question: the response stream holds notifications and the
 /// answer only, never a request.
-async fn streaming_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn streaming_elicitation(ctx: Context) -> Result<String, HandlerError> {
     ctx.progress(50.0, Some(100.0), None).await;
     ctx.elicit(ask("Continue?", "ok", "boolean"))
         .await
@@ -144,7 +144,7 @@ async fn streaming_elicitation(_: NoArgs, ctx: Context) -> Result<String, ToolEr
     Ok("Streaming complete".to_owned())
 }
 
-async fn logging_tool(_: NoArgs, ctx: Context) -> &'static str {
+async fn logging_tool(ctx: Context) -> &'static str {
     ctx.log(LoggingLevel::Info, "Diagnostic trace logging activated")
         .await;
     "Logging evaluated"
@@ -154,21 +154,24 @@ async fn logging_tool(_: NoArgs, ctx: Context) -> &'static str {
 const TOGGLED: &str = "test_toggled";
 
 /// Adds or removes a tool, so the server's tool list changes.
-async fn toggle_tool(_: NoArgs, ctx: Context) -> &'static str {
+async fn toggle_tool(ctx: Context) -> &'static str {
     if !ctx.server().remove_tool(TOGGLED) {
-        ctx.server().add_tool(
+        let added = ctx.server().add_tool(
             no_args_tool(
                 TOGGLED,
                 "Appears and disappears with test_trigger_tool_change",
             ),
-            |_: NoArgs, _: Context| async { "toggled" },
+            || async { "toggled" },
         );
+        if added.is_err() {
+            return "Mutation failed: the tool was refused";
+        }
     }
     "Mutation triggered"
 }
 
 /// Adds or removes a prompt, so the server's prompt list changes.
-async fn toggle_prompt(_: NoArgs, ctx: Context) -> &'static str {
+async fn toggle_prompt(ctx: Context) -> &'static str {
     if !ctx.server().remove_prompt(TOGGLED) {
         ctx.server().add_prompt(
             Prompt::new(

@@ -4,7 +4,7 @@
 use mcp_server::schema::{
     Content, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, SamplingMessage,
 };
-use mcp_server::{ServerError, ToolError};
+use mcp_server::{HandlerError, ServerError};
 use serde_json::{json, Value};
 
 /// A form elicitation of one required field `field` of JSON type `kind`.
@@ -44,6 +44,6 @@ pub(crate) fn sampled_text(result: &CreateMessageResult) -> String {
 
 /// Asking the client for input failed: the request is refused with the protocol error (under
 /// 2026-07-28 this is also how an `input_required` answer leaves the handler).
-pub(crate) fn refused(error: ServerError) -> ToolError {
-    ToolError::protocol(error)
+pub(crate) fn refused(error: ServerError) -> HandlerError {
+    HandlerError::protocol(error)
 }

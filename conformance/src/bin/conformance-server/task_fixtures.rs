@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mcp_server::schema::TaskSupport;
 use mcp_server::{schemars, JsonSchema};
-use mcp_server::{Context, NoArgs, ServerError, Tool, ToolError};
+use mcp_server::{Context, HandlerError, ServerError, Tool};
 use serde::Deserialize;
 use serde_json::json;
 
@@ -36,34 +36,34 @@ async fn greet(args: GreetArgs) -> String {
 }
 
 /// Works `seconds` (cancellable: a cancelled task stops here), then answers.
-async fn slow_compute(args: SlowComputeArgs, ctx: Context) -> Result<String, ToolError> {
+async fn slow_compute(args: SlowComputeArgs, ctx: Context) -> Result<String, HandlerError> {
     let label = args.label.unwrap_or_default();
     if args.seconds > 0.0 {
         let work = Duration::from_secs_f64(args.seconds.min(3600.0));
         tokio::select! {
             _ = tokio::time::sleep(work) => {}
-            _ = ctx.cancelled() => return Err(ToolError::from("cancelled")),
+            _ = ctx.cancelled() => return Err(HandlerError::from("cancelled")),
         }
     }
     Ok(format!("Computed {label} in {}s", args.seconds))
 }
 
 /// Fails as a tool (an `isError` result, so the task completes) after about a second.
-async fn failing_job(_: NoArgs) -> Result<String, ToolError> {
+async fn failing_job() -> Result<String, HandlerError> {
     tokio::time::sleep(Duration::from_secs(1)).await;
-    Err(ToolError::from("the job failed (as it always does)"))
+    Err(HandlerError::from("the job failed (as it always does)"))
 }
 
 /// Fails with a JSON-RPC error (so the task fails) after a moment.
-async fn protocol_error_job(_: NoArgs) -> Result<String, ToolError> {
+async fn protocol_error_job() -> Result<String, HandlerError> {
     tokio::time::sleep(Duration::from_millis(300)).await;
-    Err(ToolError::protocol(ServerError::handler(
+    Err(HandlerError::protocol(ServerError::handler(
         "protocol_error_job: an internal error, on purpose",
     )))
 }
 
 /// Works a moment (so it becomes a task), then asks for confirmation in the task.
-async fn confirm_delete(args: ConfirmDeleteArgs, ctx: Context) -> Result<String, ToolError> {
+async fn confirm_delete(args: ConfirmDeleteArgs, ctx: Context) -> Result<String, HandlerError> {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let confirm = ctx
         .elicit(ask(
@@ -82,7 +82,7 @@ async fn confirm_delete(args: ConfirmDeleteArgs, ctx: Context) -> Result<String,
 }
 
 /// Works a moment, then asks two questions at once (two input requests outstanding together).
-async fn multi_input(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn multi_input(ctx: Context) -> Result<String, HandlerError> {
     tokio::time::sleep(Duration::from_millis(50)).await;
     let (name, confirm) = tokio::join!(
         ctx.elicit(ask("Your name?", "name", "string")),
@@ -97,7 +97,7 @@ async fn multi_input(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
 }
 
 /// Asks for a name first (MRTR, before any task exists), then works as a task.
-async fn tool_with_task(_: NoArgs, ctx: Context) -> Result<String, ToolError> {
+async fn tool_with_task(ctx: Context) -> Result<String, HandlerError> {
     let name = ctx
         .elicit_as("user_name", ask("What is your name?", "name", "string"))
         .await

@@ -1,7 +1,7 @@
 //! The sessions of one server: id → session, with a cap, idle expiry and fresh random ids.
 
 use std::collections::HashMap;
-use std::io::{self, Read};
+use std::io;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
@@ -194,20 +194,8 @@ impl SessionTable {
     }
 }
 
-/// A new session id: 16 bytes from the operating system's CSPRNG, hex-encoded (32 visible
-/// ASCII characters).
-pub(crate) fn new_session_id() -> io::Result<Box<str>> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    let mut id = String::with_capacity(32);
-    for b in bytes {
-        id.push(char::from(HEX[usize::from(b >> 4)]));
-        id.push(char::from(HEX[usize::from(b & 15)]));
-    }
-    Ok(id.into())
-}
-
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// A new session id: a random id (see [`new_random_id`](crate::random_id::new_random_id)).
+pub(crate) use crate::random_id::new_random_id as new_session_id;
 
 #[cfg(test)]
 mod tests {
