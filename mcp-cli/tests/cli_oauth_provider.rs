@@ -47,48 +47,71 @@ impl Drop for Killed {
     }
 }
 
-/// Reads `child`'s `stream` line by line (at most 200 lines) until `pick` finds something.
+/// Reads `stream` line by line until `pick` finds something, for at most 60 s.
 fn first_line<R: Read + Send + 'static>(
     stream: R,
-    pick: impl Fn(&str) -> Option<String>,
+    pick: impl Fn(&str) -> Option<String> + Send + 'static,
 ) -> String {
-    let mut lines = BufReader::new(stream).lines();
-    for _ in 0..200 {
-        let line = lines
-            .next()
-            .expect("the process ended before printing what the test waits for")
-            .expect("line");
-        if let Some(found) = pick(&line) {
-            // Keep draining (into the test's output) so the child never blocks on a full pipe.
-            std::thread::spawn(move || {
-                for line in lines.map_while(Result::ok) {
-                    eprintln!("{line}");
+    first_line_within(stream, pick, Duration::from_secs(60))
+        .expect("the process printed what the test waits for within 60 s")
+}
+
+/// The first line of `stream` that `pick` accepts, if one comes within `wait` (None when the
+/// process ends first or is silent). The rest keeps being drained into the test's output, so
+/// the child never blocks on a full pipe.
+fn first_line_within<R: Read + Send + 'static>(
+    stream: R,
+    pick: impl Fn(&str) -> Option<String> + Send + 'static,
+    wait: Duration,
+) -> Option<String> {
+    let (found_tx, found_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut found_tx = Some(found_tx);
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            match found_tx.as_ref().and_then(|_| pick(&line)) {
+                Some(found) => {
+                    if let Some(tx) = found_tx.take() {
+                        let _ = tx.send(found);
+                    }
                 }
-            });
-            return found;
+                None => eprintln!("{line}"),
+            }
         }
-    }
-    panic!("not found in the first 200 lines");
+    });
+    found_rx.recv_timeout(wait).ok()
 }
 
 /// oidc-provider on 127.0.0.1 (hour-long access tokens) logging its requests to `log`.
 fn start_as(modules: &Path, log: &Path) -> (Killed, String) {
-    let mut child = Command::new("node")
-        .arg(format!("{ROOT}/interop/auth/provider.mjs"))
-        .arg(modules)
-        .arg("0")
-        .env("AS_REQUEST_LOG", log)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let issuer = first_line(stdout, |line| {
-        let v: Value = serde_json::from_str(line).ok()?;
-        v["issuer"].as_str().map(str::to_owned)
-    });
-    (Killed(child), issuer)
+    // Node has been seen to hang at start on this machine (its main thread parked on a lock,
+    // before listening); a start that prints no issuer within 20 s is killed and tried again.
+    for _ in 0..3 {
+        let mut child = Command::new("node")
+            .arg(format!("{ROOT}/interop/auth/provider.mjs"))
+            .arg(modules)
+            .arg("0")
+            .env("AS_REQUEST_LOG", log)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("node starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let child = Killed(child);
+        let issuer = first_line_within(
+            stdout,
+            |line| {
+                let v: Value = serde_json::from_str(line).ok()?;
+                v["issuer"].as_str().map(str::to_owned)
+            },
+            Duration::from_secs(20),
+        );
+        if let Some(issuer) = issuer {
+            return (child, issuer);
+        }
+        eprintln!("the authorization server printed no issuer within 20 s; starting it again");
+    }
+    panic!("the authorization server (interop/auth/provider.mjs) did not start in 3 tries");
 }
 
 /// weather-server --http on a free port, protected by `issuer`, every request needing scope
