@@ -47,33 +47,41 @@ struct AuthServer {
 
 impl AuthServer {
     async fn start(modules: &PathBuf) -> AuthServer {
+        // Node has been seen to hang at start on this machine (its main thread parked on a
+        // lock, before listening): a start that prints no first line within 20 s is killed and
+        // tried again, three times at most.
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../interop/auth/provider.mjs");
-        let mut child = Command::new("node")
-            .arg(script)
-            .arg(modules)
-            .arg("0")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("node starts");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        bounded(
-            30,
-            "oidc-provider start",
-            BufReader::new(stdout).read_line(&mut line),
-        )
-        .await
-        .expect("reads the provider's first line");
-        let first: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("oidc-provider printed {line:?}: {e}"));
-        let issuer = first["issuer"].as_str().expect("issuer").to_owned();
-        AuthServer {
-            issuer,
-            _child: child,
+        for _ in 0..3 {
+            let mut child = Command::new("node")
+                .arg(script)
+                .arg(modules)
+                .arg("0")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::inherit())
+                .kill_on_drop(true)
+                .spawn()
+                .expect("node starts");
+            let stdout = child.stdout.take().expect("stdout");
+            let mut line = String::new();
+            let mut reader = BufReader::new(stdout);
+            let read = reader.read_line(&mut line);
+            match tokio::time::timeout(Duration::from_secs(20), read).await {
+                Ok(Ok(n)) if n > 0 => {
+                    let first: Value = serde_json::from_str(&line)
+                        .unwrap_or_else(|e| panic!("oidc-provider printed {line:?}: {e}"));
+                    let issuer = first["issuer"].as_str().expect("issuer").to_owned();
+                    return AuthServer {
+                        issuer,
+                        _child: child,
+                    };
+                }
+                Ok(Ok(_)) => panic!("oidc-provider exited before printing its issuer"),
+                Ok(Err(e)) => panic!("reading oidc-provider's first line: {e}"),
+                Err(_) => eprintln!("oidc-provider printed nothing within 20 s; starting it again"),
+            }
         }
+        panic!("oidc-provider (interop/auth/provider.mjs) did not start in 3 tries");
     }
 
     /// A client-credentials access token of client `client` (secret `m2m-secret`) for
