@@ -407,7 +407,8 @@ pub fn follow_changes(
             for prompt in &new_prompts {
                 let definition = prompt_definition(prompt);
                 if !prompts.contains(&definition) {
-                    server.add_prompt(
+                    // The handler takes no State, so it is never refused.
+                    let _ = server.add_prompt(
                         definition,
                         prompt_handler(&hub, &input, &prompt.server, &prompt.prompt.name),
                     );

@@ -90,12 +90,14 @@ impl ConnectionState {
     }
 
     /// Writes the client's changes through to the shared session store from now on.
+    #[cfg(feature = "http")]
     pub(crate) fn set_link(&self, link: Arc<StoreLink>) {
         let _ = self.link.set(link);
     }
 
     /// Takes over a session another replica negotiated: as if `initialize` and
     /// `notifications/initialized` had been seen here.
+    #[cfg(feature = "http")]
     pub(crate) fn restore(
         &self,
         negotiated: Negotiated,
@@ -120,6 +122,7 @@ impl ConnectionState {
     }
 
     /// Reads the client's identity from `cell` from now on.
+    #[cfg(feature = "http")]
     pub(crate) fn set_identity_source(&self, cell: Arc<IdentityCell>) {
         let _ = self.identity.set(cell);
     }
@@ -134,7 +137,7 @@ impl ConnectionState {
     pub(crate) fn preinitialize(
         &self,
         version: ProtocolVersion,
-        server_capabilities: ServerCapabilities,
+        server_capabilities: Arc<ServerCapabilities>,
         advertised: Advertised,
     ) {
         let _ = self.negotiated.set(Arc::new(Negotiated {
@@ -339,7 +342,7 @@ impl Connection {
             // Nothing to remember: the next request arrives on a session of its own.
             return self
                 .server
-                .initialize_result(version, capabilities)
+                .initialize_result(version, &capabilities)
                 .map_err(|e| {
                     ServerError::handler(format!("could not encode the initialize result: {e}"))
                 });
@@ -351,6 +354,7 @@ impl Connection {
             server_capabilities: capabilities.clone(),
             advertised,
         };
+        let capabilities = &*capabilities;
         if self.state.negotiated.set(Arc::new(negotiated)).is_err() {
             return Err(ServerError::AlreadyInitialized);
         }

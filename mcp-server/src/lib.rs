@@ -172,9 +172,6 @@
 
 #![warn(missing_docs)]
 #![deny(unsafe_code)]
-// Without `http`, the engine's HTTP-only internals (session store links, replica request
-// ids, the params pre-read the HTTP transport hands in) are compiled but unused.
-#![cfg_attr(not(feature = "http"), allow(dead_code, unused_imports))]
 
 mod app;
 pub mod auth;

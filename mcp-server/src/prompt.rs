@@ -96,6 +96,12 @@ impl IntoPromptResult for String {
     }
 }
 
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ServerError> {
+        self.to_owned().into_prompt_result()
+    }
+}
+
 /// `Err` is a [`HandlerError`]: a JSON-RPC error (a returned [`ServerError`] keeps its code;
 /// any other error is -32603).
 impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, E> {

@@ -22,7 +22,8 @@ pub(crate) struct Negotiated {
     pub(crate) version: ProtocolVersion,
     pub(crate) client_capabilities: ClientCapabilities,
     pub(crate) client_info: Implementation,
-    pub(crate) server_capabilities: ServerCapabilities,
+    /// Shared by every session negotiated on the same version and offers.
+    pub(crate) server_capabilities: Arc<ServerCapabilities>,
     /// Which list-changed notifications the client was promised.
     pub(crate) advertised: Advertised,
 }

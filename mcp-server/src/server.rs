@@ -23,10 +23,12 @@ use crate::event_store::EventLimits;
 use crate::handler::{Handler, StateMap, StateType};
 use crate::modern::{CacheHint, ListenEvent, Listeners, NegotiatedCache, SealKey};
 use crate::prompt::{IntoPromptResult, Prompt, PromptArguments};
+#[cfg(feature = "http")]
 use crate::request_scope::Negotiated;
 use crate::resource::{read_fn, IntoReadResult, Resource, ResourceRequest, ResourceTemplate};
 use crate::router::Advertised;
 use crate::services::{CompletionService, PromptService, ResourceService, ToolService};
+#[cfg(feature = "http")]
 use crate::session_store::{SessionMirror, StoreLink};
 use crate::shared::{BusEvent, NoBus, NotReady, ReplicaBus, StateBackend};
 use crate::stdio::StdioTransport;
@@ -101,6 +103,14 @@ pub(crate) struct SharedParts {
 /// Called when a client's roots change.
 pub(crate) type RootsHook = Arc<dyn Fn() + Send + Sync>;
 
+/// Capabilities declared for one version and one set of offers.
+struct Declared {
+    version: ProtocolVersion,
+    offers: Advertised,
+    advertised: Advertised,
+    capabilities: Arc<ServerCapabilities>,
+}
+
 struct ServerInner {
     info: Implementation,
     /// The shared state handlers extract with `State<S>`, by type.
@@ -114,6 +124,9 @@ struct ServerInner {
     seal_key: SealKey,
     listeners: Listeners,
     negotiated_cache: NegotiatedCache,
+    /// The capabilities declared lately, by version and offers (with what they promise): one
+    /// copy that every session negotiated on them shares, instead of one each.
+    declared: Mutex<Vec<Declared>>,
     instructions: Option<String>,
     options: ServerOptions,
     offers: Offers,
@@ -186,6 +199,7 @@ impl Server {
                 seal_key: seal_key.unwrap_or_else(SealKey::random),
                 listeners: Listeners::default(),
                 negotiated_cache: NegotiatedCache::default(),
+                declared: Mutex::default(),
                 info,
                 instructions,
                 options,
@@ -440,6 +454,7 @@ impl Server {
 
     /// Ties a session to its record in the shared session store: restores what it negotiated
     /// when another replica made it, and writes the client's later changes through.
+    #[cfg(feature = "http")]
     pub(crate) fn link_session(&self, running: &RunningConnection, link: Arc<StoreLink>) {
         let state = &running.state;
         if let Some(restored) = link.take_restored() {
@@ -501,30 +516,52 @@ impl Server {
     pub(crate) fn capabilities(
         &self,
         version: ProtocolVersion,
-    ) -> (ServerCapabilities, Advertised) {
-        let a = self.advertised();
+    ) -> (Arc<ServerCapabilities>, Advertised) {
+        /// Versions times the promises a server's offers can make over its life: a few.
+        const KEPT: usize = 8;
+        let offers = self.advertised();
+        let mut declared = lock(&self.inner.declared);
+        if let Some(d) = declared
+            .iter()
+            .find(|d| d.version == version && d.offers == offers)
+        {
+            return (d.capabilities.clone(), d.advertised);
+        }
         let (mut caps, advertised) = capabilities_from(
-            a.tools,
-            a.tasks,
-            a.resources,
-            a.prompts,
-            a.completions,
+            offers.tools,
+            offers.tasks,
+            offers.resources,
+            offers.prompts,
+            offers.completions,
             version,
         );
         if self.inner.offers.apps {
             let extensions = caps.extensions.get_or_insert_with(Default::default);
             extensions.extend(mcp_proto::schema::apps_extension_map());
         }
+        let caps = Arc::new(caps);
+        if declared.len() == KEPT {
+            declared.remove(0);
+        }
+        declared.push(Declared {
+            version,
+            offers,
+            advertised,
+            capabilities: caps.clone(),
+        });
         (caps, advertised)
     }
 
     pub(crate) fn initialize_result(
         &self,
         version: ProtocolVersion,
-        capabilities: ServerCapabilities,
+        capabilities: &ServerCapabilities,
     ) -> Result<RawJson, serde_json::Error> {
-        let mut result =
-            InitializeResult::new(version.as_str(), capabilities, self.inner.info.clone());
+        let mut result = InitializeResult::new(
+            version.as_str(),
+            capabilities.clone(),
+            self.inner.info.clone(),
+        );
         result.instructions = self.inner.instructions.clone();
         jsonrpc::to_raw(&result)
     }
@@ -588,20 +625,25 @@ impl Server {
         self.changed_if(ListKind::Tools, self.inner.offers.tools.remove(name))
     }
 
-    /// Adds (or replaces) a static resource while the server runs. A handler taking a `State`
-    /// the server was not given is refused at each read (see [`add_tool`](Self::add_tool)).
-    pub fn add_resource<H, T>(&self, resource: impl Into<Resource>, read: H)
+    /// Adds (or replaces) a static resource while the server runs. Refused, naming the URI,
+    /// when its handler takes a `State` the server was not given (see [`add_tool`](Self::add_tool)).
+    pub fn add_resource<H, T>(
+        &self,
+        resource: impl Into<Resource>,
+        read: H,
+    ) -> Result<(), ServerError>
     where
         H: Handler<T, ResourceRequest>,
         H::Output: IntoReadResult,
         T: 'static,
     {
+        let resource = resource.into();
+        let uri = &resource.definition().uri;
+        self.has_states(|| format!("resource {uri:?}"), H::state_types())?;
         let read = read_fn(read);
-        self.inner
-            .offers
-            .resources
-            .add_resource(resource.into(), read);
+        self.inner.offers.resources.add_resource(resource, read);
         self.list_changed(ListKind::Resources);
+        Ok(())
     }
 
     /// Removes a static resource while the server runs; returns whether it existed.
@@ -701,16 +743,20 @@ impl Server {
             .publish(ListenEvent::ResourceUpdated(uri.into()));
     }
 
-    /// Adds (or replaces) a prompt while the server runs. A handler taking a `State` the server
-    /// was not given is refused at each call (see [`add_tool`](Self::add_tool)).
-    pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H)
+    /// Adds (or replaces) a prompt while the server runs. Refused, naming the prompt, when its
+    /// handler takes a `State` the server was not given (see [`add_tool`](Self::add_tool)).
+    pub fn add_prompt<H, T>(&self, prompt: impl Into<Prompt>, handler: H) -> Result<(), ServerError>
     where
         H: Handler<T, PromptArguments>,
         H::Output: IntoPromptResult,
         T: 'static,
     {
-        self.inner.offers.prompts.add(prompt.into(), handler);
+        let prompt = prompt.into();
+        let name = &prompt.definition().name;
+        self.has_states(|| format!("prompt {name:?}"), H::state_types())?;
+        self.inner.offers.prompts.add(prompt, handler);
         self.list_changed(ListKind::Prompts);
+        Ok(())
     }
 
     /// Removes a prompt while the server runs; returns whether it existed.
@@ -763,6 +809,7 @@ struct SharedSessions {
 
 /// Where this process numbers requests to the clients of shared sessions from: a random
 /// multiple of 2^20 below 2^50 (exact in JavaScript numbers), the same for the process's life.
+#[cfg(feature = "http")]
 fn replica_request_ids() -> i64 {
     static BASE: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
     *BASE.get_or_init(|| {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::RawClient;
 use mcp_server::{
-    CompletionRequest, Context, HandlerError, Json, Meta, Prompt, PromptArguments, ResourceRequest,
-    ResourceTemplate, Server, ServerError, State, Structured, Tool,
+    CompletionRequest, Context, HandlerError, Json, Meta, Prompt, PromptArguments, Resource,
+    ResourceRequest, ResourceTemplate, Server, ServerError, State, Structured, Tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -475,4 +475,8 @@ async fn a_handler_taking_state_never_given_is_refused_at_registration() {
     let template = ResourceTemplate::new("greeting://{who}", "greetings");
     let added = server.add_resource_template(template, greeting);
     refused_for_greeting(added, "template \"greeting://{who}\"");
+    let added = server.add_resource(Resource::new("greeting://all", "all"), greeting);
+    refused_for_greeting(added, "resource \"greeting://all\"");
+    let added = server.add_prompt(Prompt::new("greet", "Greets"), greeting);
+    refused_for_greeting(added, "prompt \"greet\"");
 }

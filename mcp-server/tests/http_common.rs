@@ -2,7 +2,7 @@
 //! that shows exactly what went over the wire (status, headers, body, SSE events).
 #![allow(dead_code)]
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_proto::jsonrpc::{self, ErrorObject, RawJson, Request};
@@ -19,6 +19,34 @@ pub const WAIT: Duration = Duration::from_secs(10);
 
 /// Answers initialize, ping, tools/list and a few tools.
 pub struct TestHandler;
+
+/// What the `wait_for_cancel` and `burn` tools did, each entry with the `tag` of its call (so
+/// tests running side by side tell theirs apart).
+pub static EVENTS: Mutex<Vec<(String, &'static str)>> = Mutex::new(Vec::new());
+
+/// The events of calls tagged `tag`, in order.
+pub fn events(tag: &str) -> Vec<&'static str> {
+    let events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    events
+        .iter()
+        .filter(|(t, _)| t == tag)
+        .map(|(_, e)| *e)
+        .collect()
+}
+
+fn event(tag: &str, what: &'static str) {
+    let mut events = EVENTS.lock().unwrap_or_else(|e| e.into_inner());
+    events.push((tag.to_owned(), what));
+}
+
+/// Records "stopped" when dropped: the `wait_for_cancel` handler ended by its cancellation.
+struct StoppedOnDrop(String);
+
+impl Drop for StoppedOnDrop {
+    fn drop(&mut self) {
+        event(&self.0, "stopped");
+    }
+}
 
 fn raw(value: Value) -> Result<RawJson, ErrorObject> {
     jsonrpc::to_raw(&value).map_err(ErrorObject::internal)
@@ -85,6 +113,24 @@ impl Handler for TestHandler {
                         let ms = args["ms"].as_u64().unwrap_or(200);
                         tokio::time::sleep(Duration::from_millis(ms)).await;
                         text_result("finished")
+                    }
+                    "wait_for_cancel" => {
+                        let tag = args["tag"].as_str().unwrap_or("").to_owned();
+                        event(&tag, "started");
+                        let _stopped = StoppedOnDrop(tag);
+                        std::future::pending::<()>().await;
+                        text_result("never")
+                    }
+                    "burn" => {
+                        // 200 ms of CPU before the first `.await`.
+                        let start = std::time::Instant::now();
+                        let mut spins = 0u64;
+                        while start.elapsed() < Duration::from_millis(200) {
+                            spins = std::hint::black_box(spins + 1);
+                        }
+                        event(args["tag"].as_str().unwrap_or(""), "burnt");
+                        tokio::task::yield_now().await;
+                        text_result("burnt")
                     }
                     "announce" => {
                         // Related to no request: travels on the standalone GET stream.

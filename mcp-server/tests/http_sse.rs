@@ -202,3 +202,48 @@ async fn both_transports_on_one_port() {
     assert_eq!(r.status, 404);
     only_streamable.shutdown().await;
 }
+
+/// Over HTTP+SSE every POSTed message goes through the session's read loop, which a handler's
+/// synchronous start (200 ms of CPU before its first `.await`) holds: a cancellation POSTed
+/// meanwhile still stops its request at once, not after the burn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_burning_cpu_does_not_delay_a_cancellation() {
+    let server = start(HttpConfig::default()).await;
+    let addr = server.local_addr();
+    let (mut stream, path) = open(addr).await;
+    assert_eq!(
+        send(addr, &path, &initialize(1, "2024-11-05")).await.status,
+        202
+    );
+    stream.next_message().await.expect("initialize answer");
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(send(addr, &path, &initialized).await.status, 202);
+    let tag = json!({"tag": "sse-burn"});
+    assert_eq!(
+        send(addr, &path, &call(2, "wait_for_cancel", tag.clone()))
+            .await
+            .status,
+        202
+    );
+    tokio::time::timeout(WAIT, async {
+        while events("sse-burn").is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .expect("request 2 started");
+    assert_eq!(send(addr, &path, &call(3, "burn", tag)).await.status, 202);
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+                        "params": {"requestId": 2, "reason": "test"}});
+    assert_eq!(send(addr, &path, &cancel).await.status, 202);
+    let (_, answer) = stream.next_message().await.expect("an answer");
+    assert_eq!(
+        answer["id"], 3,
+        "the cancelled request is never answered: {answer}"
+    );
+    assert_eq!(
+        events("sse-burn"),
+        ["started", "stopped", "burnt"],
+        "the cancellation waited for the other handler's synchronous start"
+    );
+}

@@ -682,14 +682,18 @@ async fn changes_at_run_time_notify_listening_clients() {
     assert_eq!(r["content"][0]["text"], "late");
     assert!(server.remove_tool("late"));
     assert!(!server.remove_tool("late"));
-    server.add_prompt(
-        Prompt::new("p2", "d"),
-        |_: mcp_server::PromptArguments, _c: Context| async { "x".to_owned() },
-    );
-    server.add_resource(
-        Resource::new("mem://new", "new"),
-        |_r: ResourceRequest, _c: Context| async { "new" },
-    );
+    server
+        .add_prompt(
+            Prompt::new("p2", "d"),
+            |_: mcp_server::PromptArguments, _c: Context| async { "x".to_owned() },
+        )
+        .expect("a prompt without State");
+    server
+        .add_resource(
+            Resource::new("mem://new", "new"),
+            |_r: ResourceRequest, _c: Context| async { "new" },
+        )
+        .expect("a resource without State");
     assert!(server.remove_resource("mem://new"));
     assert!(server.remove_prompt("p2"));
     client.drain(Duration::from_millis(200)).await;

@@ -406,10 +406,12 @@ async fn listen_sends_only_what_was_asked_tagged_with_its_id() {
         .get("promptsListChanged")
         .is_none());
 
-    server.add_prompt(
-        Prompt::new("unwanted", "Unwanted"),
-        |_: PromptArguments| async { "x".to_string() },
-    );
+    server
+        .add_prompt(
+            Prompt::new("unwanted", "Unwanted"),
+            |_: PromptArguments| async { "x".to_string() },
+        )
+        .expect("a prompt without State");
     server
         .add_tool(Tool::new("later", "Added later"), |_: Value| async {
             "later".to_string()

@@ -17,7 +17,7 @@ use crate::jsonrpc::{
     ErrorObject, ErrorResponse, InvalidMessage, Message, Notification, RawJson, Request, RequestId,
     Response,
 };
-use crate::schema::CancelledParams;
+use crate::schema::{Cancelled, CancelledParams, NotificationType};
 use crate::sync::lock;
 
 impl PeerHandle {
@@ -77,6 +77,17 @@ impl PeerHandle {
             token,
             work,
         })
+    }
+
+    /// Acts on a `notifications/cancelled` as a transport receives it, ahead of the read loop
+    /// (which reaches it later, in order, acts on it again and reports it if malformed): for a
+    /// source [`fed_by_other_tasks`](super::MessageSource::fed_by_other_tasks), so that a
+    /// handler's synchronous start in the read loop never delays a cancellation. Anything but a
+    /// cancellation is ignored.
+    pub fn cancel_on_arrival(&self, notification: &Notification) {
+        if notification.method == Cancelled::METHOD {
+            self.on_cancelled(notification, true);
+        }
     }
 
     /// Handles a request in the calling task, for a transport that received it there (an HTTP

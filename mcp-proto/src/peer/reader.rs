@@ -10,7 +10,9 @@
 //! that such work never delays the cancellation of a request already running. A long
 //! synchronous start still delays the start of the requests read after it: handlers should do
 //! heavy work on `spawn_blocking`. On a current-thread runtime such work holds the only thread,
-//! so nothing else could run beside it anyway: there the read loop reads the source itself.
+//! so nothing else could run beside it anyway: there the read loop reads the source itself. It
+//! does too when the source is fed by tasks of its transport that act on each cancellation as
+//! it arrives (an HTTP session's, see [`MessageSource::fed_by_other_tasks`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -174,9 +176,10 @@ impl Drop for ReadLoopGuard<'_> {
     }
 }
 
-/// Where the read loop takes messages from: the source itself on a current-thread runtime
-/// (where a handler's synchronous work holds the only thread, so a pump could not run beside
-/// it), else the [`pump`]'s queue.
+/// Where the read loop takes messages from: the source itself when other tasks feed it and act
+/// on cancellations as they arrive ([`MessageSource::fed_by_other_tasks`]) or on a
+/// current-thread runtime (where a handler's synchronous work holds the only thread, so a pump
+/// could not run beside it), else the [`pump`]'s queue.
 enum Input<S> {
     Direct(S),
     Pumped {
@@ -188,7 +191,9 @@ enum Input<S> {
 impl<S: MessageSource> Input<S> {
     fn start(source: S, peer: &PeerHandle) -> Self {
         use tokio::runtime::{Handle, RuntimeFlavor};
-        if Handle::current().runtime_flavor() == RuntimeFlavor::CurrentThread {
+        if source.fed_by_other_tasks()
+            || Handle::current().runtime_flavor() == RuntimeFlavor::CurrentThread
+        {
             return Input::Direct(source);
         }
         let (ahead, read) = mpsc::channel(READ_AHEAD);

@@ -102,6 +102,16 @@ pub trait MessageSource: Send + 'static {
     fn attach(&mut self, peer: &super::PeerHandle) {
         let _ = peer;
     }
+    /// True when the frames reach this source from tasks of the transport's own that never
+    /// wait for the read loop (an HTTP server's), and the transport hands each
+    /// `notifications/cancelled` to
+    /// [`PeerHandle::cancel_on_arrival`](super::PeerHandle::cancel_on_arrival) as it receives it.
+    /// The read loop then reads such a source itself, instead of through a task that reads
+    /// ahead of a handler's synchronous start: one task and one queue less per connection,
+    /// which counts when a server holds thousands of idle HTTP sessions.
+    fn fed_by_other_tasks(&self) -> bool {
+        false
+    }
 }
 
 /// A sink that takes a message at once, from any task, without ever waiting (an HTTP session

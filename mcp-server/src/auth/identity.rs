@@ -82,12 +82,14 @@ impl IdentityCell {
     }
 
     /// Replaces the identity.
+    #[cfg(feature = "http")]
     pub(crate) fn set(&self, identity: Option<Arc<AuthIdentity>>) {
         *lock(&self.0) = identity;
     }
 
     /// Takes `identity` when the cell is empty or holds the same principal, and says whether it
     /// did: a session never changes hands.
+    #[cfg(feature = "http")]
     pub(crate) fn admit(&self, identity: &Arc<AuthIdentity>) -> bool {
         let mut slot = lock(&self.0);
         match &*slot {
@@ -100,7 +102,7 @@ impl IdentityCell {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod tests {
     use super::*;
 

@@ -32,9 +32,11 @@ pub(crate) use result::{is_plain, is_plain_parsed, ResultHead};
 
 pub(crate) use input::InputRound;
 pub(crate) use listen::{ListenEvent, Listeners};
+#[cfg(feature = "http")]
+pub(crate) use request_meta::PreRead;
 pub(crate) use request_meta::{
     names_no_version, names_version_parsed, request_meta, text as json_text, ModernMeta,
-    NegotiatedCache, ParamsRead, PreRead,
+    NegotiatedCache, ParamsRead,
 };
 pub(crate) use sealed_state::SealKey;
 
@@ -107,7 +109,7 @@ pub(crate) async fn serve(
                     .iter()
                     .map(|v| v.as_str().to_owned())
                     .collect(),
-                server_capabilities,
+                (*server_capabilities).clone(),
             );
             discover.instructions = server.instructions().map(str::to_owned);
             discover.ttl_ms = None;

@@ -151,6 +151,7 @@ impl<'a> ParamsRead<'a> {
         }
     }
 
+    #[cfg(feature = "http")]
     fn fields(&self) -> [Option<&'a str>; 9] {
         [
             self.name,
@@ -192,6 +193,7 @@ tokio::task_local! {
 
 impl PreRead {
     /// Keeps `read`, made from `params`.
+    #[cfg(feature = "http")]
     pub(crate) fn new(params: &str, read: &ParamsRead<'_>) -> Self {
         let base = params.as_ptr() as usize;
         let spans = read
@@ -235,6 +237,7 @@ impl PreRead {
 
     /// Runs `work` with this read available to [`request_meta`] of the same params, in this task.
     /// Not an `async fn`: that would hold `work` twice (as its argument and inside the scope).
+    #[cfg(feature = "http")]
     pub(crate) fn scope<F: std::future::Future>(
         self,
         work: F,

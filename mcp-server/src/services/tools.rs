@@ -2,7 +2,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+#[cfg(feature = "http")]
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use mcp_proto::jsonrpc::{self, RawJson};
@@ -28,6 +30,7 @@ pub(crate) struct ToolService {
     /// Registration order, which `tools/list` keeps.
     seq: AtomicU64,
     /// Some tool ever added has `x-mcp-header` parameters (else no call needs a look).
+    #[cfg(feature = "http")]
     annotated: AtomicBool,
     /// How many tools may run as a task (kept with the table, read on every request).
     task_tools: AtomicUsize,

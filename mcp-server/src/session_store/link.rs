@@ -3,6 +3,10 @@
 //! its client makes (written through), and the changes made through other replicas (read back
 //! at each request).
 
+// Links are made only by the HTTP transport (a stdio connection has no shared record), so
+// without `http` most of this is compiled but unused.
+#![cfg_attr(not(feature = "http"), allow(dead_code))]
+
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;

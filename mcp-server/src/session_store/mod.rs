@@ -24,7 +24,9 @@ use std::time::Duration;
 use mcp_proto::schema::LoggingLevel;
 use mcp_proto::ProtocolVersion;
 
-pub(crate) use link::{Restored, SessionMirror, StoreLink};
+#[cfg(feature = "http")]
+pub(crate) use link::Restored;
+pub(crate) use link::{SessionMirror, StoreLink};
 pub use memory::MemorySessionStore;
 pub use relay::{MemorySessionRelay, Relayed, SessionRelay};
 

@@ -173,13 +173,16 @@ async fn toggle_tool(ctx: Context) -> &'static str {
 /// Adds or removes a prompt, so the server's prompt list changes.
 async fn toggle_prompt(ctx: Context) -> &'static str {
     if !ctx.server().remove_prompt(TOGGLED) {
-        ctx.server().add_prompt(
+        let added = ctx.server().add_prompt(
             Prompt::new(
                 TOGGLED,
                 "Appears and disappears with test_trigger_prompt_change",
             ),
             |_: PromptArguments, _: Context| async { "toggled".to_owned() },
         );
+        if added.is_err() {
+            return "Mutation failed: the prompt was refused";
+        }
     }
     "Mutation triggered"
 }

@@ -233,13 +233,20 @@ impl Session {
         Ok(())
     }
 
-    /// Registers a POST's requests on `stream`, then queues the frame for the peer.
+    /// Registers a POST's requests on `stream`, then queues the frame for the peer. A
+    /// cancellation stops its request at once, not when the peer's read loop reaches it (which
+    /// a handler's synchronous start may hold up; see [`HttpSource`](transport::HttpSource)).
     pub(crate) fn push(
         &self,
         item: Received,
         routes: &[RequestId],
         stream: Option<&Arc<Stream>>,
     ) -> Result<(), PushError> {
+        if let (Ok(Incoming::Single(Message::Notification(n))), Some(peer)) =
+            (&item, self.peer.get())
+        {
+            peer.cancel_on_arrival(n);
+        }
         if let Some(stream) = stream {
             self.route(routes, stream)?;
         }

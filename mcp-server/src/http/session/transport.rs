@@ -102,6 +102,12 @@ impl MessageSource for HttpSource {
     fn attach(&mut self, peer: &PeerHandle) {
         let _ = self.session.peer.set(peer.clone());
     }
+
+    /// POSTs push into the session's inbox from their own tasks, and a cancellation acts as it
+    /// is pushed (`Session::push`), so the read loop reads the inbox without a pump task.
+    fn fed_by_other_tasks(&self) -> bool {
+        true
+    }
 }
 
 impl MessageSink for HttpSink {
