@@ -46,36 +46,20 @@ done
 mkdir -p "$OUT/logs"
 RAW="$OUT/raw.jsonl"
 : > "$RAW"
-SERVER=""
-trap '[[ -n "$SERVER" ]] && kill "$SERVER" 2>/dev/null; true' EXIT
-
-selected() {
-  [[ -z "${ONLY:-}" ]] && return 0
-  local l
-  for l in $ONLY; do [[ "$l" == "$1" ]] && return 0; done
-  return 1
-}
+# shellcheck source=bench/servers.sh
+source "$REPO/bench/servers.sh"
 # record ROUND SIDE LABEL: stdin's JSON lines into raw.jsonl, tagged.
 record() {
   sed -u "s/^{/{\"round\":$1,\"side\":\"$2\",\"row\":\"$3\",/" >> "$RAW"
 }
-listening() {
-  local i
-  for i in $(seq 300); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.1
-  done
-  return 1
-}
-stop_server() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; SERVER=""; }
 
 # http ROUND SIDE LABEL ERA CMD...: one HTTP row on a fresh server.
 http() {
   local round=$1 side=$2 label=$3 era=$4; shift 4
   selected "$label" || return 0
   say "[round $round] $side http $label"
-  "$@" >>"$OUT/logs/$side-$label.out" 2>>"$OUT/logs/$side-$label.err" &
-  SERVER=$!
+  port_free "$PORT" || { say "$side $label: port $PORT is already in use; skipped"; return 0; }
+  start_server "$OUT/logs/$side-$label" "$@"
   if listening "$PORT"; then
     timeout 400 "$MCPBENCH" http --label "$label" --era "$era" --http-n "$HTTP_FAST" -c 1,32 \
         --warmup "$WARMUP" --max-secs "$MAX_SECS" --hard-timeout 300 --server-pid "$SERVER" \
@@ -113,9 +97,9 @@ one() {
   fi
   if selected idle; then
     say "[round $round] $side idle sessions"
+    port_free "$PORT" || { say "$side idle: port $PORT is already in use; skipped"; return 0; }
     # shellcheck disable=SC2086
-    "$weather" $CLOCK --http "127.0.0.1:$PORT" >>"$OUT/logs/$side-idle.out" 2>>"$OUT/logs/$side-idle.err" &
-    SERVER=$!
+    start_server "$OUT/logs/$side-idle" "$weather" $CLOCK --http "127.0.0.1:$PORT"
     if listening "$PORT"; then
       timeout 300 "$d/examples/idle_sessions" "http://127.0.0.1:$PORT/mcp" "$SERVER" \
           --sessions "$IDLE_SESSIONS" 2>>"$OUT/logs/$side-idle.err" \

@@ -354,7 +354,6 @@ impl Connection {
             server_capabilities: capabilities.clone(),
             advertised,
         };
-        let capabilities = &*capabilities;
         if self.state.negotiated.set(Arc::new(negotiated)).is_err() {
             return Err(ServerError::AlreadyInitialized);
         }
@@ -362,7 +361,7 @@ impl Connection {
         self.state.ready.notify_waiters();
         tracing::debug!(server = %self.server.name(), "initialized with protocol version {version}");
         self.server
-            .initialize_result(version, capabilities)
+            .initialize_result(version, &capabilities)
             .map_err(|e| {
                 ServerError::handler(format!("could not encode the initialize result: {e}"))
             })
